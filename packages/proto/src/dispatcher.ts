@@ -1,0 +1,203 @@
+import { policyDecision, unattendedAnswer } from "./approval.js";
+import { bounded, diagnosticFor } from "./diagnostics.js";
+import { invalidParams, ProtocolError } from "./errors.js";
+import type { Snapshot } from "./snapshot.js";
+import type { ToolDefinition } from "./tools.js";
+import { type ApprovalRequest, ErrorCode, type Grant, type Risk, type ToolResult } from "./wire.js";
+
+/** Why a call's signal was aborted: the caller cancelled it, or its deadline passed. */
+export class CallCancelled extends Error {
+  override readonly name = "CallCancelled";
+}
+export class CallDeadline extends Error {
+  override readonly name = "CallDeadline";
+}
+
+/** Asks the person behind a session. `null` means the session has no gate: every question denies. */
+export type ApprovalGate = ((request: ApprovalRequest, signal: AbortSignal) => Promise<"approve" | "deny">) | null;
+
+/** Everything the dispatcher knows about the session a call belongs to. */
+export interface DispatchSession<Context> {
+  readonly grant: Grant;
+  readonly snapshot: Snapshot;
+  readonly gate: ApprovalGate;
+  /** Shown in every approval prompt, e.g. "[echo]" or "[echo via claude-1 depth 1]". */
+  readonly label: string;
+  /** No person is waiting on this call (background work): the policy answers alone. */
+  readonly unattended?: boolean;
+  readonly limits: { maxTimeoutSeconds: number; maxOutputBytes: number };
+  readonly context: Context;
+  onEvent?(event: { callId: string; tool: string; phase: "started" | "finished"; status?: ToolResult["status"] }): void;
+}
+
+export interface DispatchRequest {
+  name: string;
+  arguments: unknown;
+  callId: string;
+  timeoutSeconds?: number | undefined;
+  /** Aborted by the caller's cancel; the dispatcher adds the deadline itself. */
+  signal: AbortSignal;
+}
+
+/** A validated call on its way to a tool, as decorators see it. */
+export interface PreparedCall<Context> {
+  readonly definition: ToolDefinition<unknown, Context>;
+  readonly input: unknown;
+  readonly callId: string;
+  readonly risk: Risk;
+  readonly summary: string;
+  readonly timeoutSeconds: number;
+  readonly signal: AbortSignal;
+  readonly session: DispatchSession<Context>;
+}
+
+/** Runs around a call and may deny it before execution by returning a result instead of calling next. */
+export type Decorator<Context> = (call: PreparedCall<Context>, next: () => Promise<ToolResult>) => Promise<ToolResult>;
+
+const MAX_SUMMARY_CHARS = 512;
+const MAX_DATA_CHARS = 64 * 1024;
+
+export function denied(message: string): ToolResult {
+  return { status: "denied", content: "", error: { message: bounded(message, 512), retry: "allowed" } };
+}
+
+/**
+ * The one route to a tool (RFC 0008, "Canonical interception"): check the name
+ * against the session's snapshot and grant, validate the input, pass the call
+ * through the approval gate and the app's decorators (each can deny before
+ * execution), run the tool under an AbortSignal with a deadline, and bound what
+ * comes back. Anything thrown becomes a bounded diagnostic without the thrown value.
+ */
+export class Dispatcher<Context> {
+  readonly #decorators: readonly Decorator<Context>[];
+
+  constructor(decorators: readonly Decorator<Context>[] = []) {
+    this.#decorators = Object.freeze([approvalGate as Decorator<Context>, ...decorators]);
+  }
+
+  async dispatch(session: DispatchSession<Context>, request: DispatchRequest): Promise<ToolResult> {
+    const definition = session.snapshot.get(request.name) as ToolDefinition<unknown, Context> | undefined;
+    if (!definition || !session.grant.tools.includes(request.name)) {
+      throw new ProtocolError(ErrorCode.ToolNotGranted, `tool not in this session's snapshot or grant: ${bounded(request.name, 64)}`, {
+        tools: session.grant.tools,
+      });
+    }
+    const parsed = definition.input.safeParse(request.arguments ?? {});
+    if (!parsed.success) throw invalidParams(parsed.error.issues, ["arguments"]);
+    const input = parsed.data;
+
+    const ceiling = session.limits.maxTimeoutSeconds;
+    const timeoutSeconds = Math.min(request.timeoutSeconds ?? ceiling, ceiling);
+    const controller = new AbortController();
+    const onCancel = () => controller.abort(new CallCancelled("cancelled by the caller"));
+    if (request.signal.aborted) onCancel();
+    request.signal.addEventListener("abort", onCancel, { once: true });
+    const deadline = setTimeout(() => controller.abort(new CallDeadline(`deadline of ${timeoutSeconds}s reached`)), timeoutSeconds * 1000);
+
+    const call: PreparedCall<Context> = Object.freeze({
+      definition,
+      input,
+      callId: request.callId,
+      // A risk function that throws is treated as the riskiest answer its effect allows.
+      risk: guard((): Risk => definition.risk(input), definition.effect === "mutating" ? "process" : "secret-read"),
+      summary: bounded(guard(() => definition.summarize(input), definition.name), MAX_SUMMARY_CHARS),
+      timeoutSeconds,
+      signal: controller.signal,
+      session,
+    });
+    session.onEvent?.({ callId: call.callId, tool: definition.name, phase: "started" });
+    let result: ToolResult;
+    try {
+      result = await this.#run(call, 0);
+    } finally {
+      clearTimeout(deadline);
+      request.signal.removeEventListener("abort", onCancel);
+    }
+    const final = finish(definition, result, session.limits.maxOutputBytes);
+    session.onEvent?.({ callId: call.callId, tool: definition.name, phase: "finished", status: final.status });
+    return final;
+  }
+
+  async #run(call: PreparedCall<Context>, index: number): Promise<ToolResult> {
+    const decorator = this.#decorators[index];
+    try {
+      if (decorator) return await decorator(call, () => this.#run(call, index + 1));
+      const outcome = await call.definition.run(call.input, {
+        callId: call.callId,
+        signal: call.signal,
+        timeoutSeconds: call.timeoutSeconds,
+        context: call.session.context,
+      });
+      return { ...outcome, status: outcome.status ?? "ok" };
+    } catch (thrown) {
+      return failure(call, decorator ? "decorator" : `tool ${call.definition.name}`, thrown);
+    }
+  }
+}
+
+/** A risk or summary function that throws must not crash the dispatcher. */
+function guard<T>(fn: () => T, fallback: T): T {
+  try {
+    return fn();
+  } catch {
+    return fallback;
+  }
+}
+
+function failure<Context>(call: PreparedCall<Context>, where: string, thrown: unknown): ToolResult {
+  const message = diagnosticFor(where, thrown);
+  if (call.signal.aborted) {
+    // Cancellation does not prove a mutating operation had no effect (RFC 0008).
+    return call.definition.effect === "mutating"
+      ? { status: "uncertain", content: "", error: { message: `${message}; the call was interrupted and may have taken effect`, retry: "forbidden" } }
+      : { status: "cancelled", content: "", error: { message, retry: "allowed" } };
+  }
+  return { status: "failed", content: "", error: { message, retry: call.definition.replay === "unsafe" ? "forbidden" : "allowed" } };
+}
+
+/** Bound the content and data, and keep `uncertain` to its contract. */
+function finish(definition: ToolDefinition, result: ToolResult, maxOutputBytes: number): ToolResult {
+  const out: ToolResult = { status: result.status, content: boundBytes(result.content, maxOutputBytes) };
+  if (result.data !== undefined) {
+    out.data = JSON.stringify(result.data).length <= MAX_DATA_CHARS ? result.data : { omitted: "data over the size limit" };
+  }
+  if (result.error) out.error = { message: bounded(result.error.message, 1024), retry: result.error.retry };
+  if (out.status === "uncertain") {
+    if (definition.effect !== "mutating") out.status = "failed";
+    else out.error = { message: out.error?.message ?? "outcome unknown", retry: "forbidden" };
+  }
+  return out;
+}
+
+function boundBytes(text: string, max: number): string {
+  const bytes = Buffer.from(text, "utf8");
+  if (bytes.length <= max) return text;
+  const note = `\n[output cut: ${bytes.length} bytes, ${max} kept]`;
+  return bytes.subarray(0, Math.max(0, max - note.length)).toString("utf8") + note;
+}
+
+/**
+ * The approval gate: the server decides whether to ask, per call, with the exact
+ * tool name and a bounded summary; a denial, a cancellation and a missing gate all deny.
+ */
+const approvalGate: Decorator<unknown> = async (call, next) => {
+  const { grant, gate, label, unattended } = call.session;
+  const decision = policyDecision(grant.policy, call.risk);
+  if (decision === "allow") return next();
+  if (decision === "deny") return denied(`denied: approval policy "${grant.policy}" does not allow ${call.risk} calls`);
+  if (unattended || gate === null) {
+    if (unattendedAnswer(grant.policy, call.risk, grant.autoApprove) === "allow") return next();
+    return denied(`denied: ${call.definition.name} needs approval and no one can be asked (the client has no approval gate)`);
+  }
+  let answer: "approve" | "deny";
+  try {
+    answer = await gate(
+      { callId: call.callId, tool: call.definition.name, summary: call.summary, risk: call.risk, label },
+      call.signal,
+    );
+  } catch {
+    answer = "deny";
+  }
+  if (call.signal.aborted) return denied("denied: the call was cancelled while waiting for approval");
+  return answer === "approve" ? next() : denied(`denied: the approval for ${call.definition.name} was refused`);
+};
