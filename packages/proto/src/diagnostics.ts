@@ -23,8 +23,7 @@ export function bounded(text: string, max = MAX_DIAGNOSTIC_CHARS): string {
  */
 export function diagnosticFor(where: string, thrown: unknown): string {
   if (thrown instanceof ToolFailure) return bounded(thrown.message);
-  const kind =
-    thrown instanceof Error && /^[A-Za-z][A-Za-z0-9]{0,40}$/.test(thrown.name) ? thrown.name : typeof thrown;
+  const kind = thrown instanceof Error && /^[A-Za-z][A-Za-z0-9]{0,40}$/.test(thrown.name) ? thrown.name : typeof thrown;
   const code = (thrown as { code?: unknown } | null)?.code;
   const suffix = typeof code === "string" && /^E[A-Z0-9]{1,20}$/.test(code) ? ` (${code})` : "";
   return bounded(`${where} failed: ${kind}${suffix}`);

@@ -100,7 +100,10 @@ export class Dispatcher<Context> {
       callId: request.callId,
       // A risk function that throws is treated as the riskiest answer its effect allows.
       risk: guard((): Risk => definition.risk(input), definition.effect === "mutating" ? "process" : "secret-read"),
-      summary: bounded(guard(() => definition.summarize(input), definition.name), MAX_SUMMARY_CHARS),
+      summary: bounded(
+        guard(() => definition.summarize(input), definition.name),
+        MAX_SUMMARY_CHARS,
+      ),
       timeoutSeconds,
       signal: controller.signal,
       session,
@@ -149,7 +152,11 @@ function failure<Context>(call: PreparedCall<Context>, where: string, thrown: un
   if (call.signal.aborted) {
     // Cancellation does not prove a mutating operation had no effect (RFC 0008).
     return call.definition.effect === "mutating"
-      ? { status: "uncertain", content: "", error: { message: `${message}; the call was interrupted and may have taken effect`, retry: "forbidden" } }
+      ? {
+          status: "uncertain",
+          content: "",
+          error: { message: `${message}; the call was interrupted and may have taken effect`, retry: "forbidden" },
+        }
       : { status: "cancelled", content: "", error: { message, retry: "allowed" } };
   }
   return { status: "failed", content: "", error: { message, retry: call.definition.replay === "unsafe" ? "forbidden" : "allowed" } };
@@ -184,20 +191,17 @@ const approvalGate: Decorator<unknown> = async (call, next) => {
   const { grant, gate, label, unattended } = call.session;
   const decision = policyDecision(grant.policy, call.risk);
   if (decision === "allow") return next();
-  if (decision === "deny") return denied(`denied: approval policy "${grant.policy}" does not allow ${call.risk} calls`);
+  if (decision === "deny") return denied(`approval policy "${grant.policy}" does not allow ${call.risk} calls`);
   if (unattended || gate === null) {
     if (unattendedAnswer(grant.policy, call.risk, grant.autoApprove) === "allow") return next();
-    return denied(`denied: ${call.definition.name} needs approval and no one can be asked (the client has no approval gate)`);
+    return denied(`${call.definition.name} needs approval and no one can be asked (the client has no approval gate)`);
   }
   let answer: "approve" | "deny";
   try {
-    answer = await gate(
-      { callId: call.callId, tool: call.definition.name, summary: call.summary, risk: call.risk, label },
-      call.signal,
-    );
+    answer = await gate({ callId: call.callId, tool: call.definition.name, summary: call.summary, risk: call.risk, label }, call.signal);
   } catch {
     answer = "deny";
   }
-  if (call.signal.aborted) return denied("denied: the call was cancelled while waiting for approval");
-  return answer === "approve" ? next() : denied(`denied: the approval for ${call.definition.name} was refused`);
+  if (call.signal.aborted) return denied("the call was cancelled while waiting for approval");
+  return answer === "approve" ? next() : denied(`the approval for ${call.definition.name} was refused`);
 };

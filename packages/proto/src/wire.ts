@@ -156,7 +156,10 @@ export const ToolsCallParamsSchema = z.strictObject({
   arguments: z.record(z.string(), z.unknown()).default({}),
   timeoutSeconds: z.number().positive().max(86_400).optional(),
   /** Chosen by the client so it can cancel the call and match approval requests to it. */
-  callId: z.string().regex(/^[A-Za-z0-9_.:-]{1,64}$/).optional(),
+  callId: z
+    .string()
+    .regex(/^[A-Za-z0-9_.:-]{1,64}$/)
+    .optional(),
 });
 export const ToolsCancelParamsSchema = z.strictObject({ callId: z.string().max(64) });
 export const ToolsCancelResultSchema = z.strictObject({ cancelled: z.boolean() });

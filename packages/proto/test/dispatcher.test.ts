@@ -3,8 +3,8 @@ import { z } from "zod";
 import {
   CallDeadline,
   type Decorator,
-  type DispatchSession,
   Dispatcher,
+  type DispatchSession,
   defineTool,
   ErrorCode,
   type Grant,
@@ -66,7 +66,13 @@ const big = defineTool({
 });
 
 const snapshot = new Snapshot([echo, touch, leaky, big]);
-const grant = (over: Partial<Grant> = {}): Grant => ({ tools: snapshot.names as string[], policy: "on-risk", autoApprove: false, manage: true, ...over });
+const grant = (over: Partial<Grant> = {}): Grant => ({
+  tools: snapshot.names as string[],
+  policy: "on-risk",
+  autoApprove: false,
+  manage: true,
+  ...over,
+});
 const asked: string[] = [];
 const session = (over: Partial<DispatchSession<null>> = {}): DispatchSession<null> => ({
   grant: grant(),
@@ -182,14 +188,20 @@ describe("the dispatcher", () => {
           }),
         ),
     });
-    const s = session({ snapshot: new Snapshot([slow]), grant: grant({ tools: ["slow"] }), limits: { maxTimeoutSeconds: 0.05, maxOutputBytes: 100 } });
+    const s = session({
+      snapshot: new Snapshot([slow]),
+      grant: grant({ tools: ["slow"] }),
+      limits: { maxTimeoutSeconds: 0.05, maxOutputBytes: 100 },
+    });
     const result = await dispatcher.dispatch(s, req("slow", {}, undefined, 3600));
     expect(result.status).toBe("cancelled");
     expect(reason).toBeInstanceOf(CallDeadline);
   });
   it("a decorator can deny before execution, and a throwing decorator fails the call", async () => {
     const containment: Decorator<null> = async (call, next) =>
-      (call.input as { mark?: string }).mark === "outside" ? { status: "denied", content: "", error: { message: "outside", retry: "allowed" } } : next();
+      (call.input as { mark?: string }).mark === "outside"
+        ? { status: "denied", content: "", error: { message: "outside", retry: "allowed" } }
+        : next();
     const throwing: Decorator<null> = async () => {
       throw new Error(CANARY);
     };

@@ -4,9 +4,9 @@ import {
   capabilitySet,
   computeGrant,
   defineTool,
+  type Principal,
   parseMarkers,
   policyDecision,
-  type Principal,
   Snapshot,
   ToolDefinitionError,
   unattendedAnswer,
@@ -72,7 +72,11 @@ describe("snapshot fingerprint", () => {
 });
 
 describe("grants", () => {
-  const snapshot = new Snapshot([tool("echo"), tool("read"), tool("write", { effect: "mutating", replay: "unsafe", capabilities: ["fs.write"] })]);
+  const snapshot = new Snapshot([
+    tool("echo"),
+    tool("read"),
+    tool("write", { effect: "mutating", replay: "unsafe", capabilities: ["fs.write"] }),
+  ]);
   it("only the owner manages; no-tools gets none", () => {
     expect(computeGrant({ principal: owner, snapshot, policy: "on-risk" }).manage).toBe(true);
     expect(computeGrant({ principal: delegate, snapshot, policy: "on-risk" }).manage).toBe(false);

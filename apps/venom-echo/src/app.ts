@@ -1,0 +1,20 @@
+import { type AppDefinition, Daemon, type DaemonOptions, WorkspaceFs } from "@venom/runtime";
+import type { EchoContext } from "./context.js";
+import { echoTool } from "./tools/echo.js";
+import { readTool } from "./tools/read.js";
+import { VERSION } from "./version.js";
+
+/** venom-echo's tool table: the only tools its dispatcher knows. */
+export const echoTools = [echoTool, readTool] as const;
+
+export const echoApp: AppDefinition<EchoContext> = {
+  app: "echo",
+  server: { name: "venom-echo", version: VERSION },
+  tools: echoTools,
+  createContext: (state) => ({ workspace: new WorkspaceFs(state.workspace), config: state.config }),
+  disposeContext: (context) => context.workspace.close(),
+};
+
+export function createEchoDaemon(options: DaemonOptions): Daemon<EchoContext> {
+  return new Daemon(echoApp, options);
+}

@@ -1,0 +1,12 @@
+// @venom/native: typed koffi bindings for the Linux syscalls Node lacks.
+// Nothing native is loaded at import; each function checks the platform and
+// loads libc on first call.
+
+export { AT_REMOVEDIR, O_CLOEXEC, O_DIRECTORY, O_NOFOLLOW, O_PATH } from "./constants.js";
+export { mkdirAt, renameAt, unlinkAt } from "./dir-ops.js";
+export { errnoName, NativeError } from "./errors.js";
+export { openBeneath } from "./open-beneath.js";
+export { type PeerCredentials, peerCredentials, peerPidfd, socketFd } from "./peer.js";
+export { pidfdExited, pidfdOpen, pidfdSendSignal } from "./pidfd.js";
+export { assertSupported, type SupportedArch, UnsupportedPlatformError } from "./platform.js";
+export { isChildSubreaper, setChildSubreaper } from "./subreaper.js";

@@ -1,0 +1,17 @@
+import { type SupportedArch, supportedArch } from "./platform.js";
+
+// Raw syscall numbers for the calls glibc has no (or no reliably present)
+// wrapper for. Numbers from 424 upwards were allocated identically on every
+// architecture, so both columns match today; the table is still per-arch so a
+// future arch with its own numbering cannot silently inherit the wrong ones.
+export const SYSCALL_NUMBERS = {
+  x64: { pidfd_send_signal: 424, pidfd_open: 434, openat2: 437 },
+  arm64: { pidfd_send_signal: 424, pidfd_open: 434, openat2: 437 },
+} as const satisfies Record<SupportedArch, Record<string, number>>;
+
+export type SyscallName = keyof (typeof SYSCALL_NUMBERS)[SupportedArch];
+
+/** The number of `name` on the running arch; throws UnsupportedPlatformError elsewhere. */
+export function syscallNumber(name: SyscallName): number {
+  return SYSCALL_NUMBERS[supportedArch()][name];
+}

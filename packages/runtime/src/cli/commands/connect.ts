@@ -1,0 +1,22 @@
+import { VenomClient } from "../../client.js";
+import type { VenomHome } from "../../home.js";
+import type { CliApp } from "../app.js";
+import { terminalGate } from "../gate.js";
+import { NotRunning } from "../program.js";
+
+/** Connect a CLI command to its app's daemon; approvals go to the terminal when there is one. */
+export async function connectCli(app: CliApp, home: VenomHome, options: { workspace?: string } = {}): Promise<VenomClient> {
+  const socket = home.socket(app.app);
+  try {
+    const gate = terminalGate(app.program);
+    return await VenomClient.connect(socket, {
+      client: { name: app.program, version: app.version },
+      ...(gate ? { gate } : {}),
+      ...options,
+    });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ECONNREFUSED") throw new NotRunning(`no ${app.program} daemon is running on ${socket}`);
+    throw error;
+  }
+}

@@ -1,0 +1,35 @@
+import { isAbsolute, resolve } from "node:path";
+import { loadUserConfig } from "../../config.js";
+import type { CliApp } from "../app.js";
+import { type Command, Exit } from "../program.js";
+
+/** Run the daemon in the foreground on its socket, or as one stdio session. */
+export function serveCommand(app: CliApp): Command {
+  return {
+    name: "serve",
+    summary: "run the daemon in the foreground (--stdio: one session over stdin/stdout, no management)",
+    usage: "serve [--workspace DIR] [--policy on-risk|always|never] [--stdio]",
+    management: (values) => values.stdio !== true,
+    options: { workspace: { type: "string" }, policy: { type: "string" }, stdio: { type: "boolean" } },
+    async run({ home, values }) {
+      const policy = values.policy as string | undefined;
+      if (policy !== undefined && !["on-risk", "always", "never"].includes(policy)) {
+        throw new Error(`--policy must be on-risk, always or never`);
+      }
+      const config = loadUserConfig(home.configFile, policy ? { policy: policy as "on-risk" } : {});
+      const dir = (values.workspace as string | undefined) ?? process.cwd();
+      const daemon = app.createDaemon({ home, workspace: isAbsolute(dir) ? dir : resolve(dir), config });
+      if (values.stdio) {
+        await daemon.serveStdio(process.stdin, process.stdout);
+        await daemon.stop();
+        return Exit.ok;
+      }
+      await daemon.listen();
+      const stop = () => void daemon.stop();
+      process.once("SIGTERM", stop);
+      process.once("SIGINT", stop);
+      await daemon.stopped;
+      return Exit.ok;
+    },
+  };
+}

@@ -1,0 +1,10 @@
+export * from "./app.js";
+export { callCommand } from "./commands/call.js";
+export { connectCli } from "./commands/connect.js";
+export { restartCommand } from "./commands/restart.js";
+export { serveCommand } from "./commands/serve.js";
+export { startCommand } from "./commands/start.js";
+export { statusCommand } from "./commands/status.js";
+export { stopCommand } from "./commands/stop.js";
+export * from "./gate.js";
+export * from "./program.js";

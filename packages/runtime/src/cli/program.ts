@@ -1,0 +1,131 @@
+import { type ParseArgsConfig, parseArgs } from "node:util";
+import { parseMarkers } from "@venom/proto";
+import { VenomHome } from "../home.js";
+import { NO_SANDBOX_NOTICE } from "../notices.js";
+
+/** Exit codes scripts can trust. */
+export const Exit = { ok: 0, failed: 1, usage: 2, refused: 3, notRunning: 4 } as const;
+
+export interface Io {
+  out(line: string): void;
+  err(line: string): void;
+}
+
+export interface CommandRun {
+  home: VenomHome;
+  json: boolean;
+  values: Record<string, string | boolean | string[] | boolean[] | undefined>;
+  positionals: string[];
+  io: Io;
+}
+
+/** One CLI command; a program is a table of them (tmux-style: one file per command). */
+export interface Command {
+  name: string;
+  summary: string;
+  usage: string;
+  /**
+   * Owner-only: refused before connecting when this process runs under a
+   * delegation (spec, "Delegated runs"); the daemon refuses again on its own evidence.
+   */
+  management: boolean | ((values: CommandRun["values"]) => boolean);
+  options?: ParseArgsConfig["options"];
+  /** Allow arguments after the command's own (e.g. an argv after `--`). */
+  strict?: boolean;
+  run(run: CommandRun): Promise<number>;
+}
+
+export interface Program {
+  name: string;
+  description: string;
+  commands: readonly Command[];
+  /** Lines of honest limits printed in --help. */
+  limits: readonly string[];
+}
+
+export class UsageError extends Error {}
+export class NotRunning extends Error {}
+
+const globalOptions = { json: { type: "boolean" }, help: { type: "boolean", short: "h" } } as const;
+
+export function help(program: Program): string {
+  const width = Math.max(...program.commands.map((c) => c.name.length));
+  return [
+    `${program.name}: ${program.description}`,
+    "",
+    "Usage:",
+    ...program.commands.map((c) => `  ${program.name} ${c.name.padEnd(width)}  ${c.summary}`),
+    "",
+    "Every command takes --json (machine-readable output) and --help.",
+    `Environment: VENOM_HOME (instance root, default ~/.venom; a custom home never falls back to it).`,
+    "Exit codes: 0 ok, 1 failed, 2 usage, 3 refused (needs the owner context), 4 daemon not running.",
+    "",
+    "Security:",
+    `  ${NO_SANDBOX_NOTICE}.`,
+    ...program.limits.map((line) => `  ${line}`),
+  ].join("\n");
+}
+
+function commandHelp(program: Program, command: Command): string {
+  return [`Usage: ${program.name} ${command.usage}`, "", command.summary, "", `  ${NO_SANDBOX_NOTICE}.`].join("\n");
+}
+
+const stdio: Io = {
+  out: (line) => process.stdout.write(`${line}\n`),
+  err: (line) => process.stderr.write(`${line}\n`),
+};
+
+/** Run a program's command for argv; returns the exit code. */
+export async function runProgram(program: Program, argv: readonly string[], io: Io = stdio): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === "help" || name === "--help" || name === "-h") {
+    io.out(help(program));
+    return name === undefined ? Exit.usage : Exit.ok;
+  }
+  const command = program.commands.find((c) => c.name === name);
+  if (!command) {
+    io.err(`${program.name}: unknown command "${name}"; run ${program.name} --help`);
+    return Exit.usage;
+  }
+  let parsed: ReturnType<typeof parseArgs>;
+  try {
+    parsed = parseArgs({
+      args: [...rest],
+      options: { ...globalOptions, ...command.options },
+      allowPositionals: true,
+      strict: command.strict ?? true,
+    });
+  } catch (error) {
+    io.err(`${program.name} ${name}: ${(error as Error).message}`);
+    return Exit.usage;
+  }
+  const values = parsed.values as CommandRun["values"];
+  if (values.help) {
+    io.out(commandHelp(program, command));
+    return Exit.ok;
+  }
+  const json = values.json === true;
+  const management = typeof command.management === "function" ? command.management(values) : command.management;
+  if (management) {
+    const markers = parseMarkers(process.env);
+    if (markers.depth > 0) {
+      const message = `${program.name} ${name}: refused: this process runs under a Venom delegation (depth ${markers.depth}); managing a daemon needs the owner context. Run it from outside the delegated process.`;
+      if (json) io.out(JSON.stringify({ error: "owner-context-required", depth: markers.depth, message }));
+      else io.err(message);
+      return Exit.refused;
+    }
+  }
+  try {
+    return await command.run({ home: VenomHome.fromEnv(), json, values, positionals: parsed.positionals, io });
+  } catch (error) {
+    if (error instanceof UsageError) {
+      io.err(`${program.name} ${name}: ${error.message}\nUsage: ${program.name} ${command.usage}`);
+      return Exit.usage;
+    }
+    const message = error instanceof Error ? error.message : String(error);
+    const notRunning = error instanceof NotRunning;
+    if (json) io.out(JSON.stringify({ error: notRunning ? "not-running" : "failed", message }));
+    else io.err(`${program.name} ${name}: ${message}`);
+    return notRunning ? Exit.notRunning : Exit.failed;
+  }
+}

@@ -1,0 +1,235 @@
+import { randomUUID } from "node:crypto";
+import type { Readable, Writable } from "node:stream";
+import {
+  bounded,
+  type Decorator,
+  type Dispatcher,
+  ErrorCode,
+  HelloParamsSchema,
+  invalidParams,
+  Methods,
+  PROTOCOL,
+  ProtocolError,
+  type RequestId,
+} from "@venom/proto";
+import type { z } from "zod";
+import type { Logger } from "./log.js";
+import type { PeerFacts } from "./peer.js";
+import { RpcPeer } from "./rpc.js";
+import {
+  clientGate,
+  dispatchSession,
+  establishSession,
+  type HelloContext,
+  type SessionState,
+  sessionNotices,
+  type Transport,
+} from "./session.js";
+
+/** A method an app adds beside venom/1's own (`pane/*`, `agent/*`); its schema lives in proto. */
+export interface AppMethod<Context> {
+  params: z.ZodType;
+  /** Owner-only: refused to delegates and over stdio. */
+  management: boolean;
+  handle(params: unknown, session: ConnectionSession<Context>): Promise<unknown>;
+}
+
+/** What a connection asks of the daemon that owns it. */
+export interface ConnectionHost<Context> {
+  readonly app: string;
+  readonly server: { name: string; version: string };
+  readonly instance: string;
+  readonly logger: Logger;
+  readonly dispatcher: Dispatcher<Context>;
+  readonly frameLimit: number;
+  readonly appMethods: Readonly<Record<string, AppMethod<Context>>>;
+  helloContext(transport: Transport, peer: PeerFacts): HelloContext;
+  createContext(state: SessionState): Context;
+  disposeContext(context: Context): void;
+  status(): unknown;
+  stop(): void;
+  restart(whenIdle: boolean): void;
+  callStarted(): void;
+  callFinished(): void;
+}
+
+export interface ConnectionSession<Context> {
+  readonly state: SessionState;
+  readonly context: Context;
+  readonly rpc: RpcPeer;
+}
+
+const MAX_CALLS_PER_CONNECTION = 16;
+
+/** One client connection: hello first, then venom/1 methods under the session's grant. */
+export class Connection<Context> {
+  readonly rpc: RpcPeer;
+  #session: ConnectionSession<Context> | null = null;
+  readonly #calls = new Map<string, AbortController>();
+
+  constructor(
+    private readonly host: ConnectionHost<Context>,
+    private readonly transport: Transport,
+    private readonly peer: PeerFacts,
+    input: Readable,
+    output: Writable,
+    onClosed: () => void,
+  ) {
+    this.rpc = new RpcPeer(
+      input,
+      output,
+      {
+        request: (method, params, id) => this.#request(method, params, id),
+        diagnostic: (what) => host.logger.warn({ peerPid: peer.pid }, bounded(what)),
+        closed: () => {
+          // A closed connection cancels its calls: nobody is left to receive them.
+          for (const controller of this.#calls.values()) controller.abort();
+          this.#disposeWhenIdle();
+          onClosed();
+        },
+      },
+      { frameLimit: host.frameLimit },
+    );
+  }
+
+  /**
+   * Release the session's context only once no call can still use it: a
+   * workspace fd closed under a running call could be reused by another open.
+   */
+  #disposeWhenIdle(): void {
+    if (this.rpc.closed && this.#calls.size === 0 && this.#session && !this.#disposed) {
+      this.#disposed = true;
+      this.host.disposeContext(this.#session.context);
+    }
+  }
+  #disposed = false;
+
+  get activeCalls(): number {
+    return this.#calls.size;
+  }
+
+  async #request(method: string, params: unknown, _id: RequestId): Promise<unknown> {
+    const session = this.#session;
+    if (method === "hello") {
+      if (session) throw new ProtocolError(ErrorCode.InvalidRequest, "hello was already sent on this connection");
+      return this.#hello(params);
+    }
+    if (!session) throw new ProtocolError(ErrorCode.HelloRequired, `hello required first (protocol ${PROTOCOL})`);
+    const spec = (Methods as Record<string, { direction: string; management: boolean; params: z.ZodType }>)[method];
+    const app = this.host.appMethods[method];
+    if (!(spec && spec.direction === "client") && !app) {
+      throw new ProtocolError(ErrorCode.MethodNotFound, `unknown method: ${bounded(method, 64)}`);
+    }
+    const parsed = (app?.params ?? spec?.params)?.safeParse(params);
+    if (parsed && !parsed.success) throw invalidParams(parsed.error.issues);
+    const value = parsed?.data;
+    const management = app ? app.management : (spec?.management ?? true);
+    if (management) this.#checkManagement(method, session, value);
+    this.host.logger.info({ method, principal: session.state.principal.kind, depth: session.state.principal.depth }, "request");
+    if (app) return app.handle(value, session);
+    switch (method) {
+      case "tools/list":
+        return session.state.snapshot.toJSON();
+      case "tools/call":
+        return this.#call(session, value as z.infer<(typeof Methods)["tools/call"]["params"]>);
+      case "tools/cancel": {
+        const controller = this.#calls.get((value as { callId: string }).callId);
+        controller?.abort();
+        return { cancelled: controller !== undefined };
+      }
+      case "daemon/status":
+        return this.host.status();
+      case "daemon/stop":
+        setImmediate(() => this.host.stop());
+        return { stopping: true };
+      case "daemon/restart": {
+        const whenIdle = (value as { whenIdle?: boolean } | undefined)?.whenIdle === true;
+        setImmediate(() => this.host.restart(whenIdle));
+        return { scheduled: true, whenIdle };
+      }
+      default:
+        throw new ProtocolError(ErrorCode.MethodNotFound, `unknown method: ${bounded(method, 64)}`);
+    }
+  }
+
+  /**
+   * Owner-context refusal (spec, "Delegated runs"): management needs the owner on
+   * the socket. The one exception is a restart when idle, which any depth may ask.
+   */
+  #checkManagement(method: string, session: ConnectionSession<Context>, value: unknown): void {
+    const { principal } = session.state;
+    if (this.transport === "stdio") {
+      throw new ProtocolError(ErrorCode.OwnerRequired, `refused: ${method} is not offered over stdio; use the daemon's socket`, {
+        principal,
+      });
+    }
+    const idleRestart = method === "daemon/restart" && (value as { whenIdle?: boolean } | undefined)?.whenIdle === true;
+    if (principal.kind !== "owner" && !idleRestart) {
+      throw new ProtocolError(
+        ErrorCode.OwnerRequired,
+        `refused: ${method} needs the owner context; you are a delegate at depth ${principal.depth}. Run it from outside the delegated process.`,
+        { principal },
+      );
+    }
+  }
+
+  #hello(params: unknown): unknown {
+    const state = establishSession(params, this.host.helloContext(this.transport, this.peer));
+    const hello = HelloParamsSchema.parse(params);
+    const context = this.host.createContext(state);
+    this.#session = { state, context, rpc: this.rpc };
+    this.host.logger.info(
+      {
+        principal: state.principal.kind,
+        depth: state.principal.depth,
+        evidence: state.principal.evidence,
+        peerPid: this.peer.pid,
+        tools: state.grant.tools.length,
+      },
+      "session established",
+    );
+    this.gate = clientGate(this.rpc, hello.approvals === true);
+    return {
+      protocol: PROTOCOL,
+      server: this.host.server,
+      instance: this.host.instance,
+      principal: state.principal,
+      grant: state.grant,
+      workspace: state.workspace,
+      snapshot: state.snapshot.toJSON(),
+      notices: sessionNotices(state),
+    };
+  }
+
+  private gate: ReturnType<typeof clientGate> = null;
+
+  async #call(
+    session: ConnectionSession<Context>,
+    params: { name: string; arguments: Record<string, unknown>; timeoutSeconds?: number | undefined; callId?: string | undefined },
+  ) {
+    if (this.#calls.size >= MAX_CALLS_PER_CONNECTION) {
+      throw new ProtocolError(ErrorCode.Busy, `busy: at most ${MAX_CALLS_PER_CONNECTION} calls at once per connection`);
+    }
+    const callId = params.callId ?? randomUUID();
+    if (this.#calls.has(callId))
+      throw new ProtocolError(ErrorCode.InvalidParams, "invalid params: callId: already in use", { path: ["callId"] });
+    const controller = new AbortController();
+    this.#calls.set(callId, controller);
+    this.host.callStarted();
+    const started = Date.now();
+    try {
+      const result = await this.host.dispatcher.dispatch(
+        dispatchSession(session.state, this.gate, session.context, (event) => this.rpc.notify("event/tool", event)),
+        { name: params.name, arguments: params.arguments, callId, timeoutSeconds: params.timeoutSeconds, signal: controller.signal },
+      );
+      this.host.logger.info({ tool: params.name, status: result.status, ms: Date.now() - started }, "tool call");
+      return result;
+    } finally {
+      this.#calls.delete(callId);
+      this.host.callFinished();
+      this.#disposeWhenIdle();
+    }
+  }
+}
+
+export type { Decorator };

@@ -1,0 +1,237 @@
+import { spawn } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import { chmodSync, existsSync, realpathSync, unlinkSync } from "node:fs";
+import { createConnection, createServer, type Server, type Socket } from "node:net";
+import type { Readable, Writable } from "node:stream";
+import { setChildSubreaper } from "@venom/native";
+import { type Decorator, Dispatcher, ErrorCode, ProtocolError, parseMarkers, Snapshot, type ToolDefinition } from "@venom/proto";
+import type { Config } from "./config.js";
+import { type AppMethod, Connection, type ConnectionHost } from "./connection.js";
+import type { AppName, VenomHome } from "./home.js";
+import { createLogger, type Logger } from "./log.js";
+import { NO_SANDBOX_NOTICE } from "./notices.js";
+import { checkPeer, type PeerFacts } from "./peer.js";
+import type { HelloContext, SessionState, Transport } from "./session.js";
+
+/** What an app brings to the runtime: its tools, its containment, its own methods. */
+export interface AppDefinition<Context> {
+  app: AppName;
+  server: { name: string; version: string };
+  tools: readonly ToolDefinition<any, Context>[];
+  /** Containment decorators: they run after the approval gate and may deny before execution. */
+  decorators?: readonly Decorator<Context>[];
+  methods?: Readonly<Record<string, AppMethod<Context>>>;
+  /** What tools see of a session (e.g. its workspace opened as a directory fd). */
+  createContext(state: SessionState): Context;
+  /** Release what createContext took, when the session's connection closes. */
+  disposeContext?(context: Context): void;
+}
+
+export interface DaemonOptions {
+  home: VenomHome;
+  /** The daemon's workspace: sessions that name none get this one. */
+  workspace: string;
+  config: Config;
+}
+
+const MAX_CONNECTIONS = 128;
+
+/**
+ * A venom/1 daemon: one socket at $VENOM_HOME/state/<app>.sock (0600 in a 0700
+ * directory), peers checked before any byte is read, one dispatcher for every tool.
+ */
+export class Daemon<Context> implements ConnectionHost<Context> {
+  readonly instance = randomUUID();
+  readonly logger: Logger;
+  readonly dispatcher: Dispatcher<Context>;
+  readonly snapshot: Snapshot;
+  readonly workspace: string;
+  readonly frameLimit: number;
+  readonly appMethods: Readonly<Record<string, AppMethod<Context>>>;
+  readonly #connections = new Set<Connection<Context>>();
+  readonly #started = Date.now();
+  #server: Server | null = null;
+  #activeCalls = 0;
+  #restartWhenIdle = false;
+  #stopping: Promise<void> | null = null;
+  readonly #stopped: Promise<void>;
+  #markStopped!: () => void;
+
+  constructor(
+    private readonly definition: AppDefinition<Context>,
+    private readonly options: DaemonOptions,
+  ) {
+    options.home.ensure();
+    this.logger = createLogger(options.home, definition.app);
+    this.snapshot = new Snapshot(definition.tools);
+    this.dispatcher = new Dispatcher(definition.decorators ?? []);
+    this.workspace = realpathSync(options.workspace);
+    this.frameLimit = options.config.protocol.max_frame_bytes;
+    this.appMethods = definition.methods ?? {};
+    this.#stopped = new Promise((resolve) => {
+      this.#markStopped = resolve;
+    });
+  }
+
+  get app(): string {
+    return this.definition.app;
+  }
+  get server(): { name: string; version: string } {
+    return this.definition.server;
+  }
+  get socketPath(): string {
+    return this.options.home.socket(this.definition.app);
+  }
+  /** Resolves once the daemon has stopped, for whatever reason. */
+  get stopped(): Promise<void> {
+    return this.#stopped;
+  }
+
+  async listen(): Promise<void> {
+    const path = this.socketPath;
+    if (existsSync(path)) {
+      if (await answers(path)) throw new Error(`a ${this.definition.server.name} daemon is already running on ${path}`);
+      unlinkSync(path);
+    }
+    setChildSubreaper();
+    const server = createServer({ pauseOnConnect: true }, (socket) => this.#accept(socket));
+    const umask = process.umask(0o177);
+    try {
+      await new Promise<void>((resolve, reject) => {
+        server.once("error", reject);
+        server.listen(path, () => resolve());
+      });
+    } finally {
+      process.umask(umask);
+    }
+    chmodSync(path, 0o600);
+    this.#server = server;
+    this.logger.info({ workspace: this.workspace, instance: this.instance }, "listening");
+  }
+
+  /** One session over a pair of streams (stdio): handshake required, no management. */
+  serveStdio(input: Readable, output: Writable): Promise<void> {
+    const peer: PeerFacts = { pid: process.ppid, uid: process.getuid?.() ?? -1, environ: parseMarkers(process.env) };
+    return new Promise((resolve) => {
+      this.#open("stdio", peer, input, output, resolve);
+    });
+  }
+
+  #accept(socket: Socket): void {
+    let check: ReturnType<typeof checkPeer>;
+    try {
+      check = checkPeer(socket);
+    } catch {
+      check = { ok: false, reason: "peer credentials unavailable" };
+    }
+    if (!check.ok) {
+      this.logger.warn({ reason: check.reason }, "connection refused");
+      socket.destroy();
+      return;
+    }
+    if (this.#connections.size >= MAX_CONNECTIONS || this.#stopping) {
+      const error = new ProtocolError(
+        ErrorCode.Busy,
+        this.#stopping ? "busy: the daemon is stopping" : `busy: at most ${MAX_CONNECTIONS} connections`,
+      );
+      socket.end(`${JSON.stringify({ jsonrpc: "2.0", id: null, error: error.toObject() })}\n`);
+      return;
+    }
+    this.#open("socket", check.peer, socket, socket, () => undefined);
+    socket.resume();
+  }
+
+  #open(transport: Transport, peer: PeerFacts, input: Readable, output: Writable, onClosed: () => void): void {
+    const connection: Connection<Context> = new Connection(this, transport, peer, input, output, () => {
+      this.#connections.delete(connection);
+      onClosed();
+    });
+    this.#connections.add(connection);
+  }
+
+  helloContext(transport: Transport, peer: PeerFacts): HelloContext {
+    return {
+      app: this.definition.app,
+      transport,
+      peer,
+      observed: [],
+      snapshot: this.snapshot,
+      config: this.options.config,
+      workspace: this.workspace,
+    };
+  }
+
+  createContext(state: SessionState): Context {
+    return this.definition.createContext(state);
+  }
+
+  disposeContext(context: Context): void {
+    this.definition.disposeContext?.(context);
+  }
+
+  status() {
+    return {
+      server: this.definition.server,
+      instance: this.instance,
+      pid: process.pid,
+      uptimeSeconds: Math.round((Date.now() - this.#started) / 1000),
+      workspace: this.workspace,
+      connections: this.#connections.size,
+      activeCalls: this.#activeCalls,
+      notices: [NO_SANDBOX_NOTICE],
+    };
+  }
+
+  callStarted(): void {
+    this.#activeCalls++;
+  }
+  callFinished(): void {
+    this.#activeCalls--;
+    if (this.#activeCalls === 0 && this.#restartWhenIdle) void this.#restartNow();
+  }
+
+  restart(whenIdle: boolean): void {
+    this.logger.info({ whenIdle }, "restart requested");
+    if (whenIdle && this.#activeCalls > 0) this.#restartWhenIdle = true;
+    else void this.#restartNow();
+  }
+
+  /** Restart into the program installed at this daemon's own path, with the same arguments. */
+  async #restartNow(): Promise<void> {
+    await this.stop();
+    const child = spawn(process.execPath, process.argv.slice(1), { detached: true, stdio: "ignore", env: process.env });
+    child.unref();
+  }
+
+  /** Stop accepting, cancel every call, close every connection, remove the socket. */
+  stop(): Promise<void> {
+    this.#stopping ??= (async () => {
+      this.logger.info("stopping");
+      const server = this.#server;
+      this.#server = null;
+      const closed = server ? new Promise<void>((resolve) => server.close(() => resolve())) : Promise.resolve();
+      for (const connection of this.#connections) connection.rpc.close();
+      await closed;
+      try {
+        unlinkSync(this.socketPath);
+      } catch {
+        // Already gone, or never bound (stdio): nothing to remove.
+      }
+      this.logger.info("stopped");
+      this.#markStopped();
+    })();
+    return this.#stopping;
+  }
+}
+
+/** Does something answer on this socket path? Used to tell a live daemon from a stale socket file. */
+export function answers(path: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = createConnection(path);
+    socket.once("connect", () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once("error", () => resolve(false));
+  });
+}

@@ -1,0 +1,9 @@
+/**
+ * The notice every hello, status and --help carries while it is true (RFC 0008,
+ * "Threat boundary"): nothing here is a sandbox.
+ */
+export const NO_SANDBOX_NOTICE =
+  "no sandbox is active: tools run as your user with your full permissions; Venom confines read and write paths to the workspace, asks before side effects, and bounds time and output, but it does not isolate processes";
+
+export const DELEGATE_NOTICE =
+  "you are a delegate: management is refused, your grant is no wider than your parent's, and approvals go to the person who started the delegation";

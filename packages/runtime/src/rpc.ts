@@ -1,0 +1,180 @@
+import type { Readable, Writable } from "node:stream";
+import { bounded, diagnosticFor, ErrorCode, type ErrorObject, MessageSchema, ProtocolError, type RequestId } from "@venom/proto";
+import { DEFAULT_FRAME_LIMIT, FrameTooLarge, LineSplitter } from "./framing.js";
+
+export interface RpcHandlers {
+  /** Answer a request; a thrown ProtocolError becomes its error reply, anything else an internal error. */
+  request(method: string, params: unknown, id: RequestId): Promise<unknown>;
+  notification?(method: string, params: unknown): void;
+  /** A bounded diagnostic for the log: what went wrong, never the payload. */
+  diagnostic?(what: string): void;
+  closed?(): void;
+}
+
+export interface RpcOptions {
+  frameLimit?: number;
+  /** Bytes the peer may leave unread before it is treated as stalled and closed. */
+  maxQueuedBytes?: number;
+}
+
+export class RpcRemoteError extends Error {
+  constructor(readonly error: ErrorObject) {
+    super(error.message);
+  }
+  get code(): number {
+    return this.error.code;
+  }
+}
+
+export class RpcClosed extends Error {
+  override readonly name = "RpcClosed";
+}
+
+/**
+ * One venom/1 connection, either side: JSON-RPC 2.0, one message per line. A
+ * line that is not JSON, not JSON-RPC, or over the frame limit fails closed:
+ * one error reply where possible, then this connection (and only it) closes.
+ */
+export class RpcPeer {
+  #nextId = 1;
+  readonly #pending = new Map<RequestId, { resolve(v: unknown): void; reject(e: Error): void }>();
+  readonly #splitter: LineSplitter;
+  readonly #maxQueued: number;
+  #closed = false;
+
+  constructor(
+    private readonly input: Readable,
+    private readonly output: Writable & { destroy?(): void },
+    private readonly handlers: RpcHandlers,
+    options: RpcOptions = {},
+  ) {
+    this.#splitter = new LineSplitter(options.frameLimit ?? DEFAULT_FRAME_LIMIT);
+    this.#maxQueued = options.maxQueuedBytes ?? 16 * 1024 * 1024;
+    input.on("data", (chunk: Buffer) => this.#onData(chunk));
+    input.on("end", () => this.close());
+    input.on("close", () => this.close());
+    input.on("error", () => this.close());
+    output.on("error", () => this.close());
+  }
+
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  request(method: string, params?: unknown, signal?: AbortSignal): Promise<unknown> {
+    if (this.#closed) return Promise.reject(new RpcClosed("connection closed"));
+    const id = this.#nextId++;
+    return new Promise((resolve, reject) => {
+      const onAbort = () => {
+        this.#pending.delete(id);
+        reject(signal?.reason instanceof Error ? signal.reason : new Error("aborted"));
+      };
+      if (signal?.aborted) return onAbort();
+      signal?.addEventListener("abort", onAbort, { once: true });
+      this.#pending.set(id, {
+        resolve: (v) => {
+          signal?.removeEventListener("abort", onAbort);
+          resolve(v);
+        },
+        reject: (e) => {
+          signal?.removeEventListener("abort", onAbort);
+          reject(e);
+        },
+      });
+      this.#send(params === undefined ? { jsonrpc: "2.0", id, method } : { jsonrpc: "2.0", id, method, params });
+    });
+  }
+
+  notify(method: string, params?: unknown): void {
+    if (!this.#closed) this.#send({ jsonrpc: "2.0", method, params });
+  }
+
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    for (const { reject } of this.#pending.values()) reject(new RpcClosed("connection closed"));
+    this.#pending.clear();
+    this.output.end?.();
+    this.input.destroy();
+    this.handlers.closed?.();
+  }
+
+  /** Send one error, then close: the fail-closed path. */
+  failClosed(error: ProtocolError, id: RequestId | null = null): void {
+    if (this.#closed) return;
+    this.handlers.diagnostic?.(`closing connection: ${error.message}`);
+    this.#send({ jsonrpc: "2.0", id, error: error.toObject() });
+    this.close();
+  }
+
+  #send(message: object): void {
+    if (this.#closed) return;
+    const queued = (this.output as { writableLength?: number }).writableLength ?? 0;
+    if (queued > this.#maxQueued) {
+      this.handlers.diagnostic?.("closing connection: peer stopped reading");
+      this.close();
+      return;
+    }
+    this.output.write(`${JSON.stringify(message)}\n`);
+  }
+
+  #onData(chunk: Buffer): void {
+    if (this.#closed) return;
+    try {
+      this.#splitter.push(chunk, (line) => this.#onLine(line));
+    } catch (error) {
+      if (error instanceof FrameTooLarge) this.failClosed(new ProtocolError(ErrorCode.InvalidRequest, error.message));
+      else throw error;
+    }
+  }
+
+  #onLine(line: string): void {
+    if (this.#closed || line.trim() === "") return;
+    let raw: unknown;
+    try {
+      raw = JSON.parse(line);
+    } catch {
+      this.failClosed(new ProtocolError(ErrorCode.ParseError, `not JSON (a ${line.length}-character line)`));
+      return;
+    }
+    const parsed = MessageSchema.safeParse(raw);
+    if (!parsed.success) {
+      const id =
+        typeof (raw as { id?: unknown })?.id === "number" || typeof (raw as { id?: unknown })?.id === "string"
+          ? (raw as { id: RequestId }).id
+          : null;
+      this.failClosed(new ProtocolError(ErrorCode.InvalidRequest, "not a JSON-RPC 2.0 message"), id);
+      return;
+    }
+    const message = parsed.data;
+    if ("method" in message) {
+      if ("id" in message) return void this.#answer(message.id, message.method, message.params);
+      try {
+        this.handlers.notification?.(message.method, message.params);
+      } catch (error) {
+        this.handlers.diagnostic?.(diagnosticFor(`notification ${bounded(message.method, 64)}`, error));
+      }
+      return;
+    }
+    const waiter = message.id === null ? undefined : this.#pending.get(message.id);
+    if (!waiter) {
+      this.handlers.diagnostic?.("response to no pending request, ignored");
+      return;
+    }
+    this.#pending.delete(message.id as RequestId);
+    if ("error" in message) waiter.reject(new RpcRemoteError(message.error));
+    else waiter.resolve(message.result);
+  }
+
+  async #answer(id: RequestId, method: string, params: unknown): Promise<void> {
+    try {
+      const result = await this.handlers.request(method, params, id);
+      this.#send({ jsonrpc: "2.0", id, result: result ?? null });
+    } catch (error) {
+      const protocolError =
+        error instanceof ProtocolError ? error : new ProtocolError(ErrorCode.InternalError, diagnosticFor(bounded(method, 64), error));
+      if (protocolError.closesConnection) this.failClosed(protocolError, id);
+      else this.#send({ jsonrpc: "2.0", id, error: protocolError.toObject() });
+    }
+  }
+}

@@ -1,0 +1,171 @@
+import { realpathSync, statSync } from "node:fs";
+import { sep } from "node:path";
+import {
+  type ApprovalGate,
+  ApprovalResponseSchema,
+  computeGrant,
+  type DispatchSession,
+  deepest,
+  ErrorCode,
+  type Grant,
+  HelloParamsSchema,
+  type Markers,
+  PROTOCOL,
+  type Principal,
+  ProtocolError,
+  type Snapshot,
+  SUPPORTED_PROTOCOLS,
+  type ToolResult,
+} from "@venom/proto";
+import type { z } from "zod";
+import { applyProjectConfig, type Config } from "./config.js";
+import { DELEGATE_NOTICE, NO_SANDBOX_NOTICE } from "./notices.js";
+import type { PeerFacts } from "./peer.js";
+import type { RpcPeer } from "./rpc.js";
+
+export type Transport = "socket" | "stdio";
+
+/** A session after hello: who the caller is, what it may do, and where. */
+export interface SessionState {
+  readonly principal: Principal;
+  readonly grant: Grant;
+  readonly snapshot: Snapshot;
+  readonly workspace: string;
+  readonly config: Config;
+  readonly label: string;
+}
+
+export type HelloParams = z.infer<typeof HelloParamsSchema>;
+
+/** Is `path` the directory `root` or inside it? Both must already be canonical. */
+export function isWithin(root: string, path: string): boolean {
+  return path === root || path.startsWith(root.endsWith(sep) ? root : root + sep);
+}
+
+/** Canonical path of an existing directory, or a ProtocolError naming the field. */
+function canonicalDirectory(path: string, field: string): string {
+  let real: string;
+  try {
+    real = realpathSync(path);
+  } catch {
+    throw new ProtocolError(ErrorCode.InvalidParams, `invalid params: ${field}: no such directory`, { path: [field] });
+  }
+  if (!statSync(real).isDirectory())
+    throw new ProtocolError(ErrorCode.InvalidParams, `invalid params: ${field}: not a directory`, { path: [field] });
+  return real;
+}
+
+export interface HelloContext {
+  app: string;
+  transport: Transport;
+  peer: PeerFacts;
+  /** Extra depth evidence the daemon found (e.g. an ancestor recorded as delegated). */
+  observed: { markers: Markers; evidence: string }[];
+  snapshot: Snapshot;
+  config: Config;
+  /** The daemon's own workspace (canonical). */
+  workspace: string;
+  /** The workspace of the delegation this peer belongs to, when known. */
+  parentWorkspace?: string;
+  parentGrant?: Grant;
+}
+
+/**
+ * Turn a hello into a session: check the version, decide the principal from
+ * the deeper of what the client claims and what the server observes, pick the
+ * workspace, and compute the grant. Nothing the client says can widen it.
+ */
+export function establishSession(raw: unknown, ctx: HelloContext): SessionState {
+  const version = (raw as { protocol?: unknown } | null)?.protocol;
+  if (typeof version === "string" && !(SUPPORTED_PROTOCOLS as readonly string[]).includes(version)) {
+    throw new ProtocolError(ErrorCode.UnsupportedProtocol, `unsupported protocol; this server speaks ${SUPPORTED_PROTOCOLS.join(", ")}`, {
+      supported: [...SUPPORTED_PROTOCOLS],
+    });
+  }
+  const parsed = HelloParamsSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const path = (issue?.path ?? []).map(String);
+    if (path[0] === "protocol" || raw === undefined) {
+      throw new ProtocolError(ErrorCode.UnsupportedProtocol, `hello must name a protocol; this server speaks ${PROTOCOL}`, {
+        supported: [...SUPPORTED_PROTOCOLS],
+      });
+    }
+    throw new ProtocolError(ErrorCode.InvalidParams, `invalid params: ${path.join(".") || "params"}: ${issue?.message ?? "invalid"}`, {
+      path,
+    });
+  }
+  const hello = parsed.data;
+
+  const claimed: Markers = hello.delegation
+    ? { depth: hello.delegation.depth, parent: hello.delegation.parent }
+    : { depth: 0, parent: null };
+  const sources = [{ markers: claimed, evidence: "claimed" }, { markers: ctx.peer.environ, evidence: "environ" }, ...ctx.observed].filter(
+    (s) => s.markers.depth > 0,
+  );
+  const decided = deepest(...sources.map((s) => s.markers));
+  const principal: Principal = {
+    kind: decided.depth > 0 ? "delegate" : ctx.transport === "socket" ? "owner" : "local",
+    depth: decided.depth,
+    parent: decided.parent,
+    uid: ctx.peer.uid,
+    pid: ctx.peer.pid,
+    evidence: sources.map((s) => s.evidence),
+  };
+
+  // The owner may name any existing directory; a delegate only one inside its parent's workspace.
+  const root = principal.kind === "delegate" ? (ctx.parentWorkspace ?? ctx.workspace) : ctx.workspace;
+  const workspace = hello.workspace ? canonicalDirectory(hello.workspace, "workspace") : root;
+  if (principal.kind === "delegate" && !isWithin(root, workspace)) {
+    throw new ProtocolError(
+      ErrorCode.InvalidParams,
+      "invalid params: workspace: a delegate may only name a directory inside its parent's workspace",
+      {
+        path: ["workspace"],
+      },
+    );
+  }
+  const config = applyProjectConfig(ctx.config, workspace);
+  const grant = computeGrant({
+    principal,
+    snapshot: ctx.snapshot,
+    policy: config.approval.policy,
+    disabledTools: config.tools.disabled,
+    noTools: hello.noTools,
+    autoApprove: hello.autoApprove,
+    parent: ctx.parentGrant,
+  });
+  const label =
+    principal.kind === "delegate" ? `[${ctx.app} via ${principal.parent ?? "unknown"} depth ${principal.depth}]` : `[${ctx.app}]`;
+  return { principal, grant: Object.freeze(grant), snapshot: ctx.snapshot.restrict(grant.tools), workspace, config, label };
+}
+
+export function sessionNotices(state: SessionState): string[] {
+  return state.principal.kind === "delegate" ? [NO_SANDBOX_NOTICE, DELEGATE_NOTICE] : [NO_SANDBOX_NOTICE];
+}
+
+/** The session's gate: asks the client over its own connection, when it declared one. */
+export function clientGate(rpc: RpcPeer, declared: boolean): ApprovalGate {
+  if (!declared) return null;
+  return async (request, signal) => {
+    const answer = ApprovalResponseSchema.safeParse(await rpc.request("approval/request", request, signal));
+    return answer.success ? answer.data.decision : "deny";
+  };
+}
+
+export function dispatchSession<Context>(
+  state: SessionState,
+  gate: ApprovalGate,
+  context: Context,
+  onEvent: (event: { callId: string; tool: string; phase: "started" | "finished"; status?: ToolResult["status"] }) => void,
+): DispatchSession<Context> {
+  return {
+    grant: state.grant,
+    snapshot: state.snapshot,
+    gate,
+    label: state.label,
+    limits: { maxTimeoutSeconds: state.config.tools.max_timeout_seconds, maxOutputBytes: state.config.tools.max_output_bytes },
+    context,
+    onEvent,
+  };
+}
