@@ -212,10 +212,13 @@ export class Daemon<Context> implements ConnectionHost<Context> {
       const closed = server ? new Promise<void>((resolve) => server.close(() => resolve())) : Promise.resolve();
       for (const connection of this.#connections) connection.rpc.close();
       await closed;
-      try {
-        unlinkSync(this.socketPath);
-      } catch {
-        // Already gone, or never bound (stdio): nothing to remove.
+      // Only a daemon that bound the socket removes it: a stdio session must never unlink a live daemon's socket.
+      if (server) {
+        try {
+          unlinkSync(this.socketPath);
+        } catch {
+          // Already gone: nothing to remove.
+        }
       }
       this.logger.info("stopped");
       this.#markStopped();

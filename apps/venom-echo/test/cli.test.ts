@@ -1,0 +1,103 @@
+import { execFileSync, spawnSync } from "node:child_process";
+import { existsSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { cleanupAll, cli, ECHO_BIN, startEcho, tempDir } from "./harness.js";
+
+afterAll(cleanupAll);
+
+describe("venom-echo CLI", () => {
+  it("--help states that no sandbox is active and lists the commands", () => {
+    const result = cli({ env: process.env }, ["--help"]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/no sandbox is active/);
+    for (const command of ["serve", "start", "stop", "status", "restart", "call"]) expect(result.stdout).toContain(`venom-echo ${command}`);
+    expect(cli({ env: process.env }, ["call", "--help"]).stdout).toMatch(/no sandbox is active/);
+  });
+
+  it("start returns once the socket answers; status and stop work; modes are private", () => {
+    const home = tempDir("home");
+    const workspace = tempDir("ws");
+    const env = { ...process.env, VENOM_HOME: home };
+    const started = cli({ env }, ["start", "--workspace", workspace, "--json"]);
+    expect(started.code, started.stderr).toBe(0);
+    expect(JSON.parse(started.stdout)).toMatchObject({ started: true, workspace });
+    const socket = join(home, "state", "echo.sock");
+    expect(statSync(socket).mode & 0o777).toBe(0o600);
+    for (const dir of [home, join(home, "state"), join(home, "logs")]) expect(statSync(dir).mode & 0o777).toBe(0o700);
+    expect(statSync(join(home, "logs", "echo.log")).mode & 0o777).toBe(0o600);
+    expect(cli({ env }, ["start", "--workspace", workspace]).stderr).toMatch(/already running/);
+    const status = JSON.parse(cli({ env }, ["status", "--json"]).stdout);
+    expect(status).toMatchObject({ workspace, principal: { kind: "owner" } });
+    expect(cli({ env }, ["call", "echo", '{"text":"from the cli"}']).stdout).toBe("from the cli\n");
+    expect(cli({ env }, ["stop"]).code).toBe(0);
+    expect(existsSync(socket)).toBe(false);
+    const after = cli({ env }, ["status"]);
+    expect(after.code).toBe(4);
+    expect(after.stderr).toMatch(/no venom-echo daemon is running/);
+  });
+
+  it("a custom VENOM_HOME never falls back to ~/.venom", () => {
+    const home = tempDir("home");
+    const fakeUserHome = tempDir("user");
+    const result = cli({ env: { ...process.env, VENOM_HOME: home, HOME: fakeUserHome } }, ["status"]);
+    expect(result.code).toBe(4);
+    expect(result.stderr).toContain(join(home, "state", "echo.sock"));
+    expect(existsSync(join(fakeUserHome, ".venom"))).toBe(false);
+  });
+
+  it("bad input gets a usage error that names what was wrong", async () => {
+    const daemon = await startEcho();
+    expect(cli(daemon, ["call", "echo", "{not json"])).toMatchObject({ code: 2, stderr: expect.stringMatching(/not valid JSON/) });
+    expect(cli(daemon, ["call", "echo", "[1]"])).toMatchObject({ code: 2, stderr: expect.stringMatching(/must be a JSON object/) });
+    expect(cli(daemon, ["frobnicate"])).toMatchObject({ code: 2, stderr: expect.stringMatching(/unknown command "frobnicate"/) });
+    const invalid = cli(daemon, ["call", "echo", '{"text": 5}']);
+    expect(invalid.code).toBe(1);
+    expect(invalid.stderr).toMatch(/arguments\.text/);
+    await daemon.stop();
+  });
+
+  it("without a terminal, an approval is denied and the exit code says so", async () => {
+    const daemon = await startEcho({ files: { ".env": "TOKEN=x\n" } });
+    const result = cli(daemon, ["call", "read", '{"path":".env"}']);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe("");
+    expect(result.stderr).toMatch(/denied: read needs approval and no one can be asked/);
+    await daemon.stop();
+  });
+
+  it("on a terminal, call asks y/N with the tool name and summary, and the answer decides", async () => {
+    const daemon = await startEcho({ files: { ".env": "TOKEN=approved-content\n" } });
+    const session = `venom-echo-test-${process.pid}`;
+    const tmux = (...args: string[]) => execFileSync("tmux", ["-L", session, ...args], { encoding: "utf8" });
+    const screen = () => tmux("capture-pane", "-p", "-t", session);
+    const waitFor = async (pattern: RegExp) => {
+      for (let i = 0; i < 200; i++) {
+        if (pattern.test(screen())) return;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      throw new Error(`screen never matched ${pattern}:\n${screen()}`);
+    };
+    const command = (answer: string) =>
+      `env VENOM_HOME=${daemon.home} ${process.execPath} ${ECHO_BIN} call read '{"path":".env"}'; echo "exit=$?" # ${answer}`;
+    tmux("new-session", "-d", "-s", session, "-x", "160", "-y", "40", "sh");
+    try {
+      tmux("send-keys", "-t", session, command("yes"), "Enter");
+      await waitFor(/Allow this call\? \[y\/N\]/);
+      expect(screen()).toMatch(/approval needed \[echo\] read \(secret-read\)\s+read \.env/);
+      tmux("send-keys", "-t", session, "y", "Enter");
+      await waitFor(/exit=0/);
+      expect(screen()).toContain("TOKEN=approved-content");
+
+      tmux("send-keys", "-t", session, "clear", "Enter");
+      tmux("send-keys", "-t", session, command("no"), "Enter");
+      await waitFor(/Allow this call\? \[y\/N\]/);
+      tmux("send-keys", "-t", session, "n", "Enter");
+      await waitFor(/exit=1/);
+      expect(screen()).toMatch(/denied: the approval for read was refused/);
+    } finally {
+      spawnSync("tmux", ["-L", session, "kill-server"]);
+      await daemon.stop();
+    }
+  });
+});

@@ -1,0 +1,145 @@
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createConnection, type Socket } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { PROTOCOL } from "@venom/proto";
+import { answers, type ClientOptions, VenomClient } from "@venom/runtime";
+
+/** The built binary, run the way a user runs it. */
+export const ECHO_BIN = fileURLToPath(new URL("../dist/main.js", import.meta.url));
+
+export interface EchoDaemon {
+  home: string;
+  workspace: string;
+  socket: string;
+  proc: ChildProcess;
+  env: NodeJS.ProcessEnv;
+  stop(): Promise<void>;
+}
+
+const cleanups: (() => void)[] = [];
+export function cleanupAll(): void {
+  for (const fn of cleanups.splice(0)) fn();
+}
+
+export function tempDir(prefix: string): string {
+  const dir = mkdtempSync(join(tmpdir(), `venom-${prefix}-`));
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+/** Start a real venom-echo daemon in a temp VENOM_HOME on a temp workspace. */
+export async function startEcho(
+  options: { env?: NodeJS.ProcessEnv; args?: string[]; files?: Record<string, string>; config?: string } = {},
+): Promise<EchoDaemon> {
+  const home = tempDir("home");
+  const workspace = tempDir("ws");
+  for (const [name, content] of Object.entries(options.files ?? {})) writeFileSync(join(workspace, name), content);
+  if (options.config !== undefined) writeFileSync(join(home, "config.toml"), options.config);
+  const env = { ...process.env, ...options.env, VENOM_HOME: home };
+  const proc = spawn(process.execPath, [ECHO_BIN, "serve", "--workspace", workspace, ...(options.args ?? [])], {
+    env,
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  let stderr = "";
+  proc.stderr?.on("data", (d) => {
+    stderr += d;
+  });
+  const socket = join(home, "state", "echo.sock");
+  const deadline = Date.now() + 20_000;
+  while (!(await answers(socket))) {
+    if (proc.exitCode !== null || Date.now() > deadline) throw new Error(`venom-echo did not start: ${stderr}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  const stop = async () => {
+    if (proc.exitCode === null && proc.signalCode === null) {
+      proc.kill("SIGTERM");
+      await new Promise((r) => proc.once("exit", r));
+    }
+  };
+  cleanups.push(() => proc.exitCode === null && proc.kill("SIGKILL"));
+  return { home, workspace, socket, proc, env, stop };
+}
+
+export function connect(daemon: EchoDaemon, options: Partial<ClientOptions> = {}): Promise<VenomClient> {
+  return VenomClient.connect(daemon.socket, { client: { name: "test", version: "0" }, ...options });
+}
+
+/** Run the CLI as a user would; returns exit code and output. */
+export function cli(daemon: { env: NodeJS.ProcessEnv }, args: string[], env: NodeJS.ProcessEnv = {}) {
+  const result = spawnSync(process.execPath, [ECHO_BIN, ...args], { env: { ...daemon.env, ...env }, encoding: "utf8", timeout: 30_000 });
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+/** A raw line client that can send what a correct client never would. */
+export class RawClient {
+  readonly lines: unknown[] = [];
+  closed = false;
+  #waiters: (() => void)[] = [];
+
+  private constructor(readonly socket: Socket) {
+    let buffer = "";
+    socket.on("data", (d) => {
+      buffer += d.toString();
+      for (let nl = buffer.indexOf("\n"); nl !== -1; nl = buffer.indexOf("\n")) {
+        this.lines.push(JSON.parse(buffer.slice(0, nl)));
+        buffer = buffer.slice(nl + 1);
+      }
+      this.#wake();
+    });
+    socket.on("close", () => {
+      this.closed = true;
+      this.#wake();
+    });
+    socket.on("error", () => undefined);
+  }
+
+  static open(path: string): Promise<RawClient> {
+    return new Promise((resolve, reject) => {
+      const socket = createConnection(path);
+      socket.once("connect", () => resolve(new RawClient(socket)));
+      socket.once("error", reject);
+    });
+  }
+
+  #wake(): void {
+    for (const w of this.#waiters.splice(0)) w();
+  }
+
+  send(data: string | Buffer): void {
+    this.socket.write(data);
+  }
+
+  request(id: number, method: string, params?: unknown): void {
+    this.send(`${JSON.stringify({ jsonrpc: "2.0", id, method, params })}\n`);
+  }
+
+  hello(id = 1, extra: Record<string, unknown> = {}): void {
+    this.request(id, "hello", { protocol: PROTOCOL, client: { name: "raw", version: "0" }, ...extra });
+  }
+
+  /** Wait until `n` lines arrived or the connection closed. */
+  async next(n = this.lines.length + 1, timeoutMs = 10_000): Promise<any> {
+    const deadline = Date.now() + timeoutMs;
+    while (this.lines.length < n && !this.closed) {
+      if (Date.now() > deadline) throw new Error("timed out waiting for a line");
+      await new Promise<void>((r) => {
+        this.#waiters.push(r);
+        setTimeout(r, 100);
+      });
+    }
+    return this.lines[n - 1];
+  }
+
+  async waitClosed(timeoutMs = 10_000): Promise<boolean> {
+    const deadline = Date.now() + timeoutMs;
+    while (!this.closed && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    return this.closed;
+  }
+
+  close(): void {
+    this.socket.destroy();
+  }
+}

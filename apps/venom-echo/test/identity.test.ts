@@ -1,0 +1,167 @@
+import { spawn, spawnSync } from "node:child_process";
+import { chmodSync, mkdirSync, realpathSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { PROTOCOL } from "@venom/proto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { cleanupAll, cli, ECHO_BIN, type EchoDaemon, startEcho } from "./harness.js";
+
+let daemon: EchoDaemon;
+beforeAll(async () => {
+  daemon = await startEcho();
+});
+afterAll(async () => {
+  await daemon.stop();
+  cleanupAll();
+});
+
+/** Run a small client script in its own process, with its own environment and uid. */
+function clientProcess(script: string, options: { env?: NodeJS.ProcessEnv; asNobody?: boolean } = {}): Promise<string> {
+  const argv = options.asNobody
+    ? ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", process.execPath, "--input-type=module", "-e", script]
+    : [process.execPath, "--input-type=module", "-e", script];
+  return new Promise((resolve) => {
+    const child = spawn(argv[0] as string, argv.slice(1), { env: { ...process.env, ...options.env }, stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    child.stdout.on("data", (d) => {
+      out += d;
+    });
+    child.on("exit", () => resolve(out.trim()));
+  });
+}
+
+/** A hello and then one request, reported as JSON lines; "CLOSED" when the server hangs up. */
+const helloThen = (socket: string, method: string) => `
+  import net from "node:net";
+  const s = net.createConnection(${JSON.stringify(socket)});
+  let buf = "";
+  s.on("data", d => { buf += d; });
+  s.on("close", () => { console.log(buf.trim() || "CLOSED"); process.exit(0); });
+  s.on("error", e => { console.log("ERROR " + e.code); process.exit(0); });
+  s.on("connect", () => {
+    s.write(JSON.stringify({jsonrpc:"2.0",id:1,method:"hello",params:{protocol:${JSON.stringify(PROTOCOL)},client:{name:"t",version:"0"}}}) + "\\n");
+    s.write(JSON.stringify({jsonrpc:"2.0",id:2,method:${JSON.stringify(method)}}) + "\\n");
+    setTimeout(() => s.end(), 1500);
+  });`;
+
+describe("peer identity (SO_PEERCRED, /proc environ)", () => {
+  it("a client running as nobody is refused even after chmod 777 of the socket and its directories", async () => {
+    const dirs = [daemon.home, dirname(daemon.socket)];
+    for (const dir of dirs) chmodSync(dir, 0o777);
+    chmodSync(daemon.socket, 0o777);
+    try {
+      const out = await clientProcess(helloThen(daemon.socket, "daemon/status"), { asNobody: true });
+      // Closed before any byte was read: no hello answer, no status.
+      expect(out).toMatch(/^(CLOSED|ERROR ECONNRESET|ERROR EPIPE)$/);
+    } finally {
+      chmodSync(daemon.socket, 0o600);
+      for (const dir of dirs) chmodSync(dir, 0o700);
+    }
+    // The attack works against a daemon that does not check: the same client as root is answered.
+    const control = await clientProcess(helloThen(daemon.socket, "daemon/status"));
+    expect(control).toContain('"activeCalls"');
+  });
+
+  it("a client whose environment carries the markers is a delegate, and its daemon/stop is refused", async () => {
+    const out = await clientProcess(helloThen(daemon.socket, "daemon/stop"), {
+      env: { VENOM_DELEGATION_DEPTH: "1", VENOM_PARENT: "orch/test-1" },
+    });
+    const [hello, stop] = out.split("\n").map((l) => JSON.parse(l));
+    expect(hello.result.principal).toMatchObject({ kind: "delegate", depth: 1, parent: "orch/test-1", evidence: ["environ"] });
+    expect(hello.result.grant.manage).toBe(false);
+    expect(stop.error.code).toBe(-32003);
+    expect(stop.error.message).toMatch(/owner context/);
+    expect(stop.error.data.principal.kind).toBe("delegate");
+    expect(cli(daemon, ["status"]).code).toBe(0);
+  });
+
+  it("a client cannot lower its observed depth by claiming depth 0", async () => {
+    const script = helloThen(daemon.socket, "daemon/stop").replace(
+      'client:{name:"t",version:"0"}',
+      'client:{name:"t",version:"0"},delegation:{depth:0,parent:null}',
+    );
+    const out = await clientProcess(script, { env: { VENOM_DELEGATION_DEPTH: "2" } });
+    const [hello, stop] = out.split("\n").map((l) => JSON.parse(l));
+    expect(hello.result.principal.depth).toBe(2);
+    expect(stop.error.code).toBe(-32003);
+  });
+
+  it("`venom-echo stop` under the markers exits non-zero before connecting, and the daemon lives", () => {
+    const result = cli(daemon, ["stop"], { VENOM_DELEGATION_DEPTH: "1", VENOM_PARENT: "orch/x" });
+    expect(result.code).toBe(3);
+    expect(result.stderr).toMatch(/refused: .*delegation.*owner context/);
+    for (const command of ["start", "restart"]) expect(cli(daemon, [command], { VENOM_DELEGATION_DEPTH: "1" }).code).toBe(3);
+    expect(cli(daemon, ["status"]).code).toBe(0);
+  });
+
+  it("restart --when-idle is allowed to a delegate (spec exception) and the daemon comes back", async () => {
+    const before = JSON.parse(cli(daemon, ["status", "--json"]).stdout);
+    const result = cli(daemon, ["restart", "--when-idle", "--json"], { VENOM_DELEGATION_DEPTH: "1", VENOM_PARENT: "orch/x" });
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual({ scheduled: true, whenIdle: true });
+    let after: { pid?: number } = {};
+    for (let i = 0; i < 200 && !(after.pid && after.pid !== before.pid); i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      const status = cli(daemon, ["status", "--json"]);
+      if (status.code === 0) after = JSON.parse(status.stdout);
+    }
+    expect(after.pid).toBeGreaterThan(0);
+    expect(after.pid).not.toBe(before.pid);
+    // The restarted daemon is detached from this test: stop it as the owner.
+    expect(cli(daemon, ["stop"]).code).toBe(0);
+    daemon = await startEcho();
+  });
+
+  it("a delegate may only name a workspace inside its parent's", async () => {
+    const hello = (workspace: string) => `
+      import net from "node:net";
+      const s = net.createConnection(${JSON.stringify(daemon.socket)});
+      let buf = "";
+      s.on("data", d => { buf += d; if (buf.includes("\\n")) { console.log(buf.trim()); process.exit(0); } });
+      s.on("connect", () => s.write(JSON.stringify({jsonrpc:"2.0",id:1,method:"hello",params:{protocol:"venom/1",client:{name:"t",version:"0"},workspace:${JSON.stringify(workspace)}}}) + "\\n"));`;
+    const env = { VENOM_DELEGATION_DEPTH: "1", VENOM_PARENT: "orch/x" };
+    const outside = JSON.parse(await clientProcess(hello("/tmp"), { env }));
+    expect(outside.error).toMatchObject({ code: -32602, data: { path: ["workspace"] } });
+    mkdirSync(join(daemon.workspace, "sub"), { recursive: true });
+    const inside = JSON.parse(await clientProcess(hello(join(daemon.workspace, "sub")), { env }));
+    expect(inside.result.workspace).toBe(join(realpathSync(daemon.workspace), "sub"));
+  });
+});
+
+describe("stdio transport", () => {
+  it("needs hello first and offers no management", () => {
+    const early = spawnSync(process.execPath, [ECHO_BIN, "serve", "--stdio", "--workspace", daemon.workspace], {
+      input: `${JSON.stringify({ jsonrpc: "2.0", id: 1, method: "daemon/status" })}\n`,
+      env: daemon.env,
+      encoding: "utf8",
+      timeout: 20_000,
+    });
+    expect(JSON.parse(early.stdout.trim().split("\n")[0] as string)).toMatchObject({ id: 1, error: { code: -32001 } });
+
+    const session = [
+      { jsonrpc: "2.0", id: 1, method: "hello", params: { protocol: PROTOCOL, client: { name: "t", version: "0" } } },
+      { jsonrpc: "2.0", id: 2, method: "daemon/stop" },
+      { jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "echo", arguments: { text: "over stdio" } } },
+    ]
+      .map((m) => JSON.stringify(m))
+      .join("\n");
+    const result = spawnSync(process.execPath, [ECHO_BIN, "serve", "--stdio", "--workspace", daemon.workspace], {
+      input: `${session}\n`,
+      env: daemon.env,
+      encoding: "utf8",
+      timeout: 20_000,
+    });
+    // Replies may interleave with event/tool notifications; match them by id.
+    const lines = result.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    const replies = [1, 2, 3].map((id) => lines.find((l) => l.id === id));
+    expect(replies[0].result.principal.kind).toBe("local");
+    expect(replies[0].result.grant.manage).toBe(false);
+    expect(replies[1].error).toMatchObject({ code: -32003 });
+    expect(replies[1].error.message).toMatch(/not offered over stdio/);
+    expect(replies[2].result).toMatchObject({ status: "ok", content: "over stdio" });
+    // Diagnostics never go to the protocol stream.
+    expect(result.stdout).not.toMatch(/"level":/);
+  });
+});
