@@ -132,4 +132,16 @@ describe("read is contained in the session workspace (spec, Tool rules)", () => 
     expect((await client.callTool("read", { path: "hello.txt" })).status).toBe("failed");
     client.close();
   });
+
+  it("a project's .venom/config.toml can disable a tool, and a key it may not set is refused by name", async () => {
+    const project = tempDir("project");
+    mkdirSync(join(project, ".venom"));
+    writeFileSync(join(project, ".venom", "config.toml"), '[tools]\ndisabled = ["read"]\n');
+    const client = await connect(daemon, { workspace: project });
+    expect(client.hello.grant.tools).toEqual(["echo"]);
+    await expect(client.callTool("read", { path: "x" })).rejects.toMatchObject({ code: -32005 });
+    client.close();
+    writeFileSync(join(project, ".venom", "config.toml"), "[approval]\nauto_approve = true\n");
+    await expect(connect(daemon, { workspace: project })).rejects.toThrow(/config.toml: key approval.auto_approve is not allowed/);
+  });
 });

@@ -6,6 +6,7 @@ export * from "./dispatcher.js";
 export * from "./errors.js";
 export * from "./grants.js";
 export * from "./identity.js";
+export * from "./reference.js";
 export * from "./snapshot.js";
 export * from "./tools.js";
 export * from "./wire.js";

@@ -18,7 +18,7 @@ import {
   type ToolResult,
 } from "@venom/proto";
 import type { z } from "zod";
-import { applyProjectConfig, type Config } from "./config.js";
+import { applyProjectConfig, type Config, ConfigError } from "./config.js";
 import { DELEGATE_NOTICE, NO_SANDBOX_NOTICE } from "./notices.js";
 import type { PeerFacts } from "./peer.js";
 import type { RpcPeer } from "./rpc.js";
@@ -125,7 +125,7 @@ export function establishSession(raw: unknown, ctx: HelloContext): SessionState 
       },
     );
   }
-  const config = applyProjectConfig(ctx.config, workspace);
+  const config = projectConfig(ctx.config, workspace);
   const grant = computeGrant({
     principal,
     snapshot: ctx.snapshot,
@@ -138,6 +138,16 @@ export function establishSession(raw: unknown, ctx: HelloContext): SessionState 
   const label =
     principal.kind === "delegate" ? `[${ctx.app} via ${principal.parent ?? "unknown"} depth ${principal.depth}]` : `[${ctx.app}]`;
   return { principal, grant: Object.freeze(grant), snapshot: ctx.snapshot.restrict(grant.tools), workspace, config, label };
+}
+
+/** The workspace's project config, as a restriction; a bad one is the caller's error, named. */
+function projectConfig(config: Config, workspace: string): Config {
+  try {
+    return applyProjectConfig(config, workspace);
+  } catch (error) {
+    if (error instanceof ConfigError) throw new ProtocolError(ErrorCode.InvalidParams, error.message, { path: ["workspace"] });
+    throw error;
+  }
 }
 
 export function sessionNotices(state: SessionState): string[] {

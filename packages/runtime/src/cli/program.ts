@@ -32,7 +32,7 @@ export interface Command {
   options?: ParseArgsConfig["options"];
   /** Allow arguments after the command's own (e.g. an argv after `--`). */
   strict?: boolean;
-  run(run: CommandRun): Promise<number>;
+  execute(run: CommandRun): Promise<number>;
 }
 
 export interface Program {
@@ -116,7 +116,7 @@ export async function runProgram(program: Program, argv: readonly string[], io: 
     }
   }
   try {
-    return await command.run({ home: VenomHome.fromEnv(), json, values, positionals: parsed.positionals, io });
+    return await command.execute({ home: VenomHome.fromEnv(), json, values, positionals: parsed.positionals, io });
   } catch (error) {
     if (error instanceof UsageError) {
       io.err(`${program.name} ${name}: ${error.message}\nUsage: ${program.name} ${command.usage}`);

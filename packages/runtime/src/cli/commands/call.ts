@@ -10,7 +10,7 @@ export function callCommand(app: CliApp): Command {
     usage: "call TOOL [JSON] [--timeout SECONDS] [--workspace DIR]",
     management: false,
     options: { timeout: { type: "string" }, workspace: { type: "string" } },
-    async run({ home, json, io, values, positionals }) {
+    async execute({ home, json, io, values, positionals }) {
       const [tool, rawArgs = "{}", ...extra] = positionals;
       if (!tool || extra.length > 0) throw new UsageError("expected a tool name and at most one JSON argument");
       let args: unknown;

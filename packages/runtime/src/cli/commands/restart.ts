@@ -13,7 +13,7 @@ export function restartCommand(app: CliApp): Command {
     usage: "restart [--when-idle]",
     management: (values) => values["when-idle"] !== true,
     options: { "when-idle": { type: "boolean" } },
-    async run({ home, json, io, values }) {
+    async execute({ home, json, io, values }) {
       const client = await connectCli(app, home);
       try {
         const result = await client.request("daemon/restart", { whenIdle: values["when-idle"] === true });

@@ -11,7 +11,7 @@ export function serveCommand(app: CliApp): Command {
     usage: "serve [--workspace DIR] [--policy on-risk|always|never] [--stdio]",
     management: (values) => values.stdio !== true,
     options: { workspace: { type: "string" }, policy: { type: "string" }, stdio: { type: "boolean" } },
-    async run({ home, values }) {
+    async execute({ home, values }) {
       const policy = values.policy as string | undefined;
       if (policy !== undefined && !["on-risk", "always", "never"].includes(policy)) {
         throw new Error(`--policy must be on-risk, always or never`);

@@ -13,7 +13,7 @@ export function startCommand(app: CliApp): Command {
     usage: "start [--workspace DIR] [--policy on-risk|always|never]",
     management: true,
     options: { workspace: { type: "string" }, policy: { type: "string" } },
-    async run({ home, values, json, io }) {
+    async execute({ home, values, json, io }) {
       home.ensure();
       const socket = home.socket(app.app);
       if (await answers(socket)) throw new Error(`already running on ${socket}`);

@@ -8,7 +8,7 @@ export function statusCommand(app: CliApp): Command {
     summary: "show whether the daemon runs, and who it thinks you are",
     usage: "status",
     management: false,
-    async run({ home, json, io }) {
+    async execute({ home, json, io }) {
       const client = await connectCli(app, home);
       try {
         const status = await client.request("daemon/status");

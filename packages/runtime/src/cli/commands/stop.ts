@@ -9,7 +9,7 @@ export function stopCommand(app: CliApp): Command {
     summary: "stop the daemon: cancel its calls and remove its socket",
     usage: "stop",
     management: true,
-    async run({ home, json, io }) {
+    async execute({ home, json, io }) {
       const client = await connectCli(app, home);
       try {
         await client.request("daemon/stop");

@@ -1,0 +1,69 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { applyProjectConfig, ConfigError, loadUserConfig } from "../src/config.js";
+
+const dirs: string[] = [];
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+function setup(user: string, project?: string) {
+  const dir = mkdtempSync(join(tmpdir(), "venom-config-"));
+  dirs.push(dir);
+  writeFileSync(join(dir, "config.toml"), user);
+  const workspace = join(dir, "ws");
+  mkdirSync(join(workspace, ".venom"), { recursive: true });
+  if (project !== undefined) writeFileSync(join(workspace, ".venom", "config.toml"), project);
+  return { file: join(dir, "config.toml"), workspace };
+}
+
+describe("configuration layers (DESIGN.md, Configuration)", () => {
+  it("defaults, then the user's file, then flags", () => {
+    const { file } = setup('[tools]\nmax_timeout_seconds = 30\n[approval]\npolicy = "always"\n');
+    expect(loadUserConfig(file).tools.max_timeout_seconds).toBe(30);
+    expect(loadUserConfig(file).tools.max_output_bytes).toBe(1024 * 1024);
+    expect(loadUserConfig(file, { policy: "never" }).approval.policy).toBe("never");
+  });
+
+  it("an error names the file, the key and what was expected", () => {
+    const { file } = setup('[tools]\nmax_timeout_seconds = "soon"\n');
+    expect(() => loadUserConfig(file)).toThrow(ConfigError);
+    expect(() => loadUserConfig(file)).toThrow(new RegExp(`${file}: key tools.max_timeout_seconds: .*number`));
+    const unknown = setup("[tools]\nmax_timeout = 5\n");
+    expect(() => loadUserConfig(unknown.file)).toThrow(/key tools.max_timeout is not allowed/);
+    const broken = setup("[tools\n");
+    expect(() => loadUserConfig(broken.file)).toThrow(/not valid TOML/);
+  });
+
+  it("project config can lower a ceiling but never raise it", () => {
+    const { file, workspace } = setup(
+      "[tools]\nmax_timeout_seconds = 60\n",
+      "[tools]\nmax_timeout_seconds = 100000\nmax_output_bytes = 10\n",
+    );
+    const effective = applyProjectConfig(loadUserConfig(file), workspace);
+    expect(effective.tools.max_timeout_seconds).toBe(60);
+    expect(effective.tools.max_output_bytes).toBe(10);
+  });
+
+  it("project config can make the policy stricter, never looser", () => {
+    const strict = setup('[approval]\npolicy = "always"\n', '[approval]\npolicy = "on-risk"\n');
+    expect(applyProjectConfig(loadUserConfig(strict.file), strict.workspace).approval.policy).toBe("always");
+    const tighter = setup("", '[approval]\npolicy = "never"\n');
+    expect(applyProjectConfig(loadUserConfig(tighter.file), tighter.workspace).approval.policy).toBe("never");
+  });
+
+  it("project config cannot enable auto-approval, choose executables or credentials: the key is named", () => {
+    const auto = setup("", "[approval]\nauto_approve = true\n");
+    expect(() => applyProjectConfig(loadUserConfig(auto.file), auto.workspace)).toThrow(
+      /key approval.auto_approve is not allowed.*project configuration can only/,
+    );
+    const agent = setup("", '[agents.claude]\nexecutable = "/tmp/evil"\n');
+    expect(() => applyProjectConfig(loadUserConfig(agent.file), agent.workspace)).toThrow(/key agents is not allowed/);
+  });
+
+  it("project config can disable tools", () => {
+    const { file, workspace } = setup("", '[tools]\ndisabled = ["read"]\n');
+    expect(applyProjectConfig(loadUserConfig(file), workspace).tools.disabled).toEqual(["read"]);
+  });
+});
