@@ -10,9 +10,7 @@ export class UnsupportedPlatformError extends Error {
   readonly arch: string;
 
   constructor(platform: string, arch: string) {
-    super(
-      `@venom/native supports only Linux on x64 (x86_64) or arm64 (aarch64); ` + `this process is platform "${platform}", arch "${arch}"`,
-    );
+    super(`@venom/native supports only Linux on x64 (x86_64) or arm64 (aarch64); this process is platform "${platform}", arch "${arch}"`);
     this.name = "UnsupportedPlatformError";
     this.platform = platform;
     this.arch = arch;
