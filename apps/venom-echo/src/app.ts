@@ -2,10 +2,11 @@ import { type AppDefinition, Daemon, type DaemonOptions, WorkspaceFs } from "@ve
 import type { EchoContext } from "./context.js";
 import { echoTool } from "./tools/echo.js";
 import { readTool } from "./tools/read.js";
+import { writeTool } from "./tools/write.js";
 import { VERSION } from "./version.js";
 
 /** venom-echo's tool table: the only tools its dispatcher knows. */
-export const echoTools = [echoTool, readTool] as const;
+export const echoTools = [echoTool, readTool, writeTool] as const;
 
 export const echoApp: AppDefinition<EchoContext> = {
   app: "echo",

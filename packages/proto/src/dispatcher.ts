@@ -159,7 +159,8 @@ function failure<Context>(call: PreparedCall<Context>, where: string, thrown: un
         }
       : { status: "cancelled", content: "", error: { message, retry: "allowed" } };
   }
-  return { status: "failed", content: "", error: { message, retry: call.definition.replay === "unsafe" ? "forbidden" : "allowed" } };
+  const replay = guard(() => call.definition.replayOf(call.input), "unsafe" as const);
+  return { status: "failed", content: "", error: { message, retry: replay === "unsafe" ? "forbidden" : "allowed" } };
 }
 
 /** Bound the content and data, and keep `uncertain` to its contract. */

@@ -22,12 +22,15 @@ export interface ToolSpec<Input, Context> {
   summarize(input: Input): string;
   /** The risk of this call; defaults to one derived from effect and capabilities. */
   risk?(input: Input): Risk;
+  /** This call's replay contract when it differs from the definition's (e.g. a write with an expected hash is idempotent). */
+  replayOf?(input: Input): Replay;
   run(input: Input, call: ToolCall<Context>): Promise<Omit<ToolResult, "status"> & { status?: ToolResult["status"] }>;
 }
 
 export interface ToolDefinition<Input = any, Context = any> extends Readonly<Omit<ToolSpec<Input, Context>, "capabilities">> {
   readonly capabilities: readonly Capability[];
   risk(input: Input): Risk;
+  replayOf(input: Input): Replay;
 }
 
 export class ToolDefinitionError extends Error {
@@ -56,10 +59,16 @@ export function defineTool<Input, Context>(spec: ToolSpec<Input, Context>): Tool
     throw new ToolDefinitionError(`tool ${spec.name} is mutating and so cannot be replay-safe; choose idempotent or unsafe`);
   }
   const derivedRisk = defaultRisk(spec.effect, capabilities);
+  const replayOf = (input: Input): Replay => {
+    const replay = spec.replayOf ? spec.replayOf(input) : spec.replay;
+    // A per-call contract can never make mutating work replay-safe.
+    return spec.effect === "mutating" && replay === "safe" ? "unsafe" : replay;
+  };
   return Object.freeze({
     ...spec,
     capabilities,
     risk: spec.risk ? spec.risk.bind(spec) : () => derivedRisk,
+    replayOf,
   });
 }
 

@@ -1,6 +1,7 @@
-import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
-import { NativeError, O_DIRECTORY, openBeneath } from "@venom/native";
-import { ToolFailure } from "@venom/proto";
+import { randomBytes } from "node:crypto";
+import { closeSync, constants, fstatSync, fsyncSync, openSync, readSync, writeSync } from "node:fs";
+import { mkdirAt, NativeError, O_DIRECTORY, openBeneath, renameAt, unlinkAt } from "@venom/native";
+import { sha256Hex, ToolFailure } from "@venom/proto";
 
 /**
  * Refuse, before any syscall, what can never be a workspace path: absolute
@@ -64,6 +65,16 @@ function refusal(error: unknown, path: string): never {
   throw error;
 }
 
+export interface WriteResult {
+  /** The new content is installed under its name (renameat returned). */
+  committed: boolean;
+  /** The file and its directory were fsynced: the commit survives a crash. Reported apart from commit (RFC 0008). */
+  durable: boolean;
+  created: boolean;
+  bytes: number;
+  sha256: string;
+}
+
 export interface ReadResult {
   content: Buffer;
   size: number;
@@ -116,7 +127,125 @@ export class WorkspaceFs {
     }
   }
 
+  /**
+   * Replace or create a file atomically (spec, "Tool rules"): missing parent
+   * directories are created one level at a time beneath the workspace fd, the
+   * content goes to a temp file in the destination directory, is fsynced, and
+   * is installed with renameat, so readers see the old content or the new,
+   * never a mix. `expectedSha256` detects stale content observed before the
+   * write; it does not lock out a concurrent external writer.
+   */
+  writeFile(path: string, content: Buffer, options: { expectedSha256?: string | undefined; maxBytes: number }): WriteResult {
+    if (content.length > options.maxBytes) {
+      throw new ToolFailure(`content is ${content.length} bytes, over the write limit of ${options.maxBytes} (tools.max_write_bytes)`);
+    }
+    const rel = checkRelativePath(path);
+    const slash = rel.lastIndexOf("/");
+    const name = rel.slice(slash + 1);
+    const dirFd = this.#directory(slash === -1 ? "" : rel.slice(0, slash));
+    try {
+      const existing = this.#existing(dirFd, rel, name, options.expectedSha256 !== undefined);
+      if (options.expectedSha256 !== undefined) {
+        const expected = options.expectedSha256.toLowerCase();
+        if (!existing) throw new ToolFailure(`${rel}: expected sha256 ${expected} but the file does not exist; nothing was written`);
+        if (existing.sha256 !== expected) {
+          throw new ToolFailure(`${rel}: expected sha256 ${expected} but the file has ${existing.sha256}; nothing was written`);
+        }
+      }
+      const temp = `.${name.slice(0, 200)}.venom-${randomBytes(6).toString("hex")}.tmp`;
+      const fd = openBeneath(dirFd, temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, existing?.mode ?? 0o644);
+      let durable = true;
+      try {
+        for (let done = 0; done < content.length; ) done += writeSync(fd, content, done, content.length - done);
+        durable = tryFsync(fd);
+      } catch (error) {
+        closeSync(fd);
+        unlinkAt(dirFd, temp);
+        throw error;
+      }
+      closeSync(fd);
+      try {
+        renameAt(dirFd, temp, dirFd, name);
+      } catch (error) {
+        unlinkAt(dirFd, temp);
+        refusal(error, rel);
+      }
+      durable = tryFsync(dirFd) && durable;
+      return { committed: true, durable, created: !existing, bytes: content.length, sha256: sha256Hex(content) };
+    } finally {
+      closeSync(dirFd);
+    }
+  }
+
+  /** The directory `dir` beneath the workspace, created level by level where missing. */
+  #directory(dir: string): number {
+    const flags = constants.O_RDONLY | O_DIRECTORY;
+    if (dir === "") return openBeneath(this.#fd, ".", flags);
+    const parts = dir.split("/");
+    let parentFd = openBeneath(this.#fd, ".", flags);
+    try {
+      for (let i = 0; i < parts.length; i++) {
+        const prefix = parts.slice(0, i + 1).join("/");
+        let fd: number;
+        try {
+          fd = openBeneath(this.#fd, prefix, flags);
+        } catch (error) {
+          if (!(error instanceof NativeError && error.code === "ENOENT")) refusal(error, prefix);
+          // mkdirat takes one plain name under a directory already verified beneath the workspace.
+          try {
+            mkdirAt(parentFd, parts[i] as string, 0o755);
+          } catch (mkdirError) {
+            if (!(mkdirError instanceof NativeError && mkdirError.code === "EEXIST")) refusal(mkdirError, prefix);
+          }
+          try {
+            fd = openBeneath(this.#fd, prefix, flags);
+          } catch (reopenError) {
+            refusal(reopenError, prefix);
+          }
+        }
+        closeSync(parentFd);
+        parentFd = fd;
+      }
+      return parentFd;
+    } catch (error) {
+      closeSync(parentFd);
+      throw error;
+    }
+  }
+
+  /** The file being replaced, if any: its mode, and its hash when one is expected. */
+  #existing(dirFd: number, rel: string, name: string, hash: boolean): { sha256?: string; mode: number } | null {
+    let fd: number;
+    try {
+      fd = openBeneath(dirFd, name, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    } catch (error) {
+      if (error instanceof NativeError && error.code === "ENOENT") return null;
+      if (error instanceof NativeError && error.code === "ELOOP") return null; // a symlink: rename replaces the link itself
+      refusal(error, rel);
+    }
+    try {
+      const stat = fstatSync(fd);
+      if (!stat.isFile()) throw new ToolFailure(`${rel}: exists and is not a regular file`);
+      if (!hash) return { mode: stat.mode & 0o7777 };
+      const chunks: Buffer[] = [];
+      const buffer = Buffer.alloc(64 * 1024);
+      for (let n = readSync(fd, buffer); n > 0; n = readSync(fd, buffer)) chunks.push(Buffer.from(buffer.subarray(0, n)));
+      return { sha256: sha256Hex(Buffer.concat(chunks)), mode: stat.mode & 0o7777 };
+    } finally {
+      closeSync(fd);
+    }
+  }
+
   close(): void {
     closeSync(this.#fd);
+  }
+}
+
+function tryFsync(fd: number): boolean {
+  try {
+    fsyncSync(fd);
+    return true;
+  } catch {
+    return false;
   }
 }

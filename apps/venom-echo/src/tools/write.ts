@@ -1,0 +1,43 @@
+import { defineTool } from "@venom/proto";
+import { z } from "zod";
+import type { EchoContext } from "../context.js";
+
+const WriteInput = z.strictObject({
+  path: z.string().min(1).max(4096),
+  content: z.string(),
+  encoding: z.enum(["utf8", "base64"]).default("utf8"),
+  /** sha256 of the file being replaced, as last seen; a mismatch writes nothing. */
+  expectedSha256: z
+    .string()
+    .regex(/^[0-9a-fA-F]{64}$/)
+    .optional(),
+});
+type WriteInput = z.infer<typeof WriteInput>;
+
+/**
+ * Write a file inside the session workspace, atomically (temp file, fsync,
+ * renameat), bounded by tools.max_write_bytes. Asks for approval under on-risk.
+ */
+export const writeTool = defineTool<WriteInput, EchoContext>({
+  name: "write",
+  description:
+    "Create or replace a file inside the session workspace, atomically (relative path; parents are created; bounded by tools.max_write_bytes). Give expectedSha256 to replace only the content you last read.",
+  input: WriteInput,
+  capabilities: ["fs.write"],
+  effect: "mutating",
+  replay: "unsafe",
+  replayOf: (input) => (input.expectedSha256 ? "idempotent" : "unsafe"),
+  summarize: (input) =>
+    `write ${input.path} (${Buffer.byteLength(input.content, input.encoding === "base64" ? "base64" : "utf8")} bytes${input.expectedSha256 ? `, replacing sha256 ${input.expectedSha256.slice(0, 12)}…` : ""})`,
+  run: async (input, call) => {
+    const content = Buffer.from(input.content, input.encoding === "base64" ? "base64" : "utf8");
+    const result = call.context.workspace.writeFile(input.path, content, {
+      expectedSha256: input.expectedSha256,
+      maxBytes: call.context.config.tools.max_write_bytes,
+    });
+    return {
+      content: `${result.created ? "created" : "replaced"} ${input.path} (${result.bytes} bytes)${result.durable ? "" : "; committed but not confirmed durable (fsync failed)"}`,
+      data: { ...result, path: input.path },
+    };
+  },
+});

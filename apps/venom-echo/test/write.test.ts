@@ -1,0 +1,159 @@
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { cleanupAll, connect, type EchoDaemon, startEcho, tempDir } from "./harness.js";
+
+let daemon: EchoDaemon;
+beforeAll(async () => {
+  daemon = await startEcho();
+});
+afterAll(async () => {
+  await daemon.stop();
+  cleanupAll();
+});
+
+const approve = { gate: async () => "approve" as const };
+const sha = (text: string) => createHash("sha256").update(text).digest("hex");
+
+describe("write (spec, Tool rules: contained, atomic, bounded)", () => {
+  it("asks for approval: no gate is denied and nothing is written; an approved call writes, creating parents", async () => {
+    const noGate = await connect(daemon);
+    expect((await noGate.callTool("write", { path: "a/b/c.txt", content: "x" })).status).toBe("denied");
+    expect(existsSync(join(daemon.workspace, "a"))).toBe(false);
+    noGate.close();
+
+    const asked: string[] = [];
+    const client = await connect(daemon, {
+      gate: async (r) => {
+        asked.push(`${r.tool} ${r.risk}: ${r.summary}`);
+        return "approve";
+      },
+    });
+    const result = await client.callTool("write", { path: "a/b/c.txt", content: "hello\n" });
+    expect(result).toMatchObject({
+      status: "ok",
+      data: { committed: true, durable: true, created: true, bytes: 6, sha256: sha("hello\n") },
+    });
+    expect(asked).toEqual(["write write: write a/b/c.txt (6 bytes)"]);
+    expect(readFileSync(join(daemon.workspace, "a/b/c.txt"), "utf8")).toBe("hello\n");
+    client.close();
+  });
+
+  it("under the never policy a write is denied without asking", async () => {
+    const strict = await startEcho({ args: ["--policy", "never"] });
+    let asked = false;
+    const client = await connect(strict, {
+      gate: async () => {
+        asked = true;
+        return "approve";
+      },
+    });
+    const result = await client.callTool("write", { path: "x.txt", content: "x" });
+    expect(result.status).toBe("denied");
+    expect(result.error?.message).toMatch(/approval policy "never"/);
+    expect(asked).toBe(false);
+    expect(existsSync(join(strict.workspace, "x.txt"))).toBe(false);
+    client.close();
+    await strict.stop();
+  });
+
+  it("refuses absolute paths, `..`, and a symlinked parent directory that leads out; nothing appears outside", async () => {
+    const outside = tempDir("outside");
+    symlinkSync(outside, join(daemon.workspace, "escape"));
+    const client = await connect(daemon, approve);
+    for (const path of [join(outside, "abs.txt"), "../outside.txt", "escape/through-link.txt", "escape/deeper/new.txt"]) {
+      const result = await client.callTool("write", { path, content: "pwned" });
+      expect(result.status, path).toBe("failed");
+    }
+    expect(readdirSync(outside)).toEqual([]);
+    client.close();
+  });
+
+  it("a symlink swapped in concurrently with a loop of writes never lets a file appear outside", async () => {
+    const outside = tempDir("outside-race");
+    const race = join(daemon.workspace, "race");
+    mkdirSync(race);
+    let swapping = true;
+    let swaps = 0;
+    const swapper = (async () => {
+      // `race/d` flips between a real directory inside and a symlink to the outside directory.
+      while (swapping) {
+        const temp = join(race, `t${swaps}`);
+        if (swaps % 2 === 0) symlinkSync(outside, temp);
+        else mkdirSync(temp);
+        try {
+          rmSync(join(race, "d"), { recursive: true, force: true });
+          renameSync(temp, join(race, "d"));
+          swaps++;
+        } catch {
+          // The write under test recreated `d` in between (it creates missing parents): swap again.
+          rmSync(temp, { recursive: true, force: true });
+        }
+        await new Promise((r) => setImmediate(r));
+      }
+    })();
+    const client = await connect(daemon, approve);
+    let written = 0;
+    for (let i = 0; i < 400; i++) {
+      const result = await client.callTool("write", { path: `race/d/f${i}.txt`, content: "inside only" });
+      if (result.status === "ok") written++;
+    }
+    swapping = false;
+    await swapper;
+    client.close();
+    expect(swaps).toBeGreaterThan(50);
+    expect(readdirSync(outside)).toEqual([]);
+    expect(written).toBeGreaterThan(0);
+  });
+
+  it("expectedSha256: a mismatch names both hashes and leaves the file as it was; a match replaces it", async () => {
+    const client = await connect(daemon, approve);
+    writeFileSync(join(daemon.workspace, "guarded.txt"), "version 1\n");
+    const stale = sha("version 0\n");
+    const mismatch = await client.callTool("write", { path: "guarded.txt", content: "version 2\n", expectedSha256: stale });
+    expect(mismatch.status).toBe("failed");
+    expect(mismatch.error?.message).toContain(stale);
+    expect(mismatch.error?.message).toContain(sha("version 1\n"));
+    expect(mismatch.error?.retry).toBe("allowed"); // with an expected hash the write is idempotent
+    expect(readFileSync(join(daemon.workspace, "guarded.txt"), "utf8")).toBe("version 1\n");
+    const ok = await client.callTool("write", { path: "guarded.txt", content: "version 2\n", expectedSha256: sha("version 1\n") });
+    expect(ok).toMatchObject({ status: "ok", data: { created: false } });
+    expect(readFileSync(join(daemon.workspace, "guarded.txt"), "utf8")).toBe("version 2\n");
+    client.close();
+  });
+
+  it("content over tools.max_write_bytes is refused and nothing is written", async () => {
+    const small = await startEcho({ config: "[tools]\nmax_write_bytes = 16\n" });
+    const client = await connect(small, approve);
+    const result = await client.callTool("write", { path: "big.txt", content: "x".repeat(17) });
+    expect(result.status).toBe("failed");
+    expect(result.error?.message).toMatch(/17 bytes, over the write limit of 16/);
+    expect(existsSync(join(small.workspace, "big.txt"))).toBe(false);
+    client.close();
+    await small.stop();
+  });
+
+  it("a daemon killed with SIGKILL mid-write leaves the old content or the new, never a mix", async () => {
+    // Each version nearly fills one 1 MiB frame; many writes race the kill, at a different moment each round.
+    const size = 900 * 1024;
+    const versions = ["A", "B", "C", "D"].map((c) => c.repeat(size));
+    for (let round = 0; round < 5; round++) {
+      const victim = await startEcho();
+      const target = join(victim.workspace, "big.txt");
+      writeFileSync(target, versions[0] as string);
+      const client = await connect(victim, approve);
+      const pending = Array.from({ length: 20 }, (_, i) =>
+        client.callTool("write", { path: "big.txt", content: versions[1 + (i % 3)] as string }).catch(() => undefined),
+      );
+      await new Promise((r) => setTimeout(r, 10 + round * 15));
+      victim.proc.kill("SIGKILL");
+      await Promise.all(pending);
+      const after = readFileSync(target, "utf8");
+      expect(versions.includes(after), `round ${round}: ${after.length} bytes, starts ${after.slice(0, 3)}, ends ${after.slice(-3)}`).toBe(
+        true,
+      );
+      client.close();
+    }
+  });
+});
