@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ErrorCode, Methods, Notifications, PROTOCOL, ToolResultSchema } from "./wire.js";
+import { ErrorCode, Methods, Notifications, PaneMethods, PROTOCOL, ToolResultSchema } from "./wire.js";
 
 const ERROR_MEANINGS: Record<number, [string, string]> = {
   [ErrorCode.ParseError]: ["not JSON", "closed"],
@@ -38,7 +38,7 @@ export function protocolReference(): string {
     "",
     "## Methods",
   ];
-  for (const [name, method] of Object.entries(Methods)) {
+  for (const [name, method] of [...Object.entries(Methods), ...Object.entries(PaneMethods)]) {
     out.push(
       "",
       `### \`${name}\``,

@@ -225,6 +225,101 @@ export const Methods = {
 } as const;
 export type MethodName = keyof typeof Methods;
 
+// ── venom-mux: panes ─────────────────────────────────────────────────────
+/** A pane by id (`%3`) or by name. */
+export const PaneTargetSchema = z.string().min(1).max(64);
+const PaneNameSchema = z.string().regex(/^[A-Za-z0-9_.:-]{1,64}$/, "letters, digits and _ . : - only");
+const DimensionSchema = z.number().int().min(2).max(1000);
+
+export const PaneInfoSchema = z.strictObject({
+  id: z.string(),
+  index: z.number().int(),
+  name: z.string(),
+  argv: z.array(z.string()),
+  cwd: z.string(),
+  pid: z.number().int(),
+  cols: z.number().int(),
+  rows: z.number().int(),
+  status: z.enum(["running", "exited"]),
+  exitCode: z.number().int().nullable(),
+  signal: z.string().nullable(),
+  /** Delegation depth of the processes in the pane. */
+  depth: z.number().int(),
+  envPolicy: z.enum(["inherit", "delegated"]),
+  clients: z.number().int(),
+  createdAt: z.string(),
+});
+export type PaneInfo = z.infer<typeof PaneInfoSchema>;
+
+export const PaneNewParamsSchema = z.strictObject({
+  argv: z.array(z.string().max(64 * 1024)).min(1).max(1024).optional(),
+  cwd: z.string().min(1).max(4096).optional(),
+  name: PaneNameSchema.optional(),
+  cols: DimensionSchema.default(80),
+  rows: DimensionSchema.default(24),
+  env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/), z.string().max(64 * 1024)).optional(),
+  /** inherit: the user's environment, as tmux does. delegated: scrubbed, with a private HOME (for agents). */
+  envPolicy: z.enum(["inherit", "delegated"]).default("inherit"),
+  /** Under `delegated`: whose private home under $VENOM_HOME/agents/ the pane gets. */
+  agent: z.string().regex(/^[a-z][a-z0-9-]{0,31}$/).optional(),
+});
+export const PaneListResultSchema = z.strictObject({ panes: z.array(PaneInfoSchema) });
+export const PaneSendParamsSchema = z.strictObject({
+  target: PaneTargetSchema,
+  data: z.string().max(1024 * 1024),
+  enter: z.boolean().optional(),
+});
+export const PaneSendResultSchema = z.strictObject({ bytes: z.number().int() });
+export const PaneResizeParamsSchema = z.strictObject({ target: PaneTargetSchema, cols: DimensionSchema, rows: DimensionSchema });
+export const PaneCaptureParamsSchema = z.strictObject({
+  target: PaneTargetSchema,
+  /** First line, tmux-style: 0 is the top visible line, negative reaches into scrollback; default 0. */
+  start: z.number().int().optional(),
+  /** Last line, inclusive; default the last visible line. */
+  end: z.number().int().optional(),
+  /** Keep colours and attributes as SGR escapes (tmux -e). */
+  escapes: z.boolean().optional(),
+  /** Join wrapped lines (tmux -J). */
+  join: z.boolean().optional(),
+});
+export const PaneCaptureResultSchema = z.strictObject({ text: z.string() });
+export const PaneAttachParamsSchema = z.strictObject({ target: PaneTargetSchema, cols: DimensionSchema.optional(), rows: DimensionSchema.optional() });
+export const PaneAttachResultSchema = z.strictObject({
+  attachment: z.string(),
+  pane: PaneInfoSchema,
+  /** Escape sequences that redraw the pane's current screen (alternate screen and cursor included). */
+  screen: z.string(),
+});
+export const PaneDetachParamsSchema = z.strictObject({ attachment: z.string() });
+export const PaneDetachResultSchema = z.strictObject({ detached: z.boolean() });
+export const PaneTargetParamsSchema = z.strictObject({ target: PaneTargetSchema });
+export const PaneKillResultSchema = z.strictObject({ killed: z.literal(true), pane: PaneInfoSchema });
+export const PaneWaitParamsSchema = z.strictObject({ target: PaneTargetSchema, timeoutSeconds: z.number().positive().max(86_400).optional() });
+export const PaneWaitResultSchema = z.strictObject({ pane: PaneInfoSchema, timedOut: z.boolean() });
+export const PaneRenameParamsSchema = z.strictObject({ target: PaneTargetSchema, name: PaneNameSchema });
+
+/** venom-mux's own methods; none is management (daemon/stop and restart are). */
+export const PaneMethods = {
+  "pane/new": { direction: "client", management: false, params: PaneNewParamsSchema, result: PaneInfoSchema },
+  "pane/list": { direction: "client", management: false, params: EmptyParamsSchema, result: PaneListResultSchema },
+  "pane/send": { direction: "client", management: false, params: PaneSendParamsSchema, result: PaneSendResultSchema },
+  "pane/resize": { direction: "client", management: false, params: PaneResizeParamsSchema, result: PaneInfoSchema },
+  "pane/capture": { direction: "client", management: false, params: PaneCaptureParamsSchema, result: PaneCaptureResultSchema },
+  "pane/attach": { direction: "client", management: false, params: PaneAttachParamsSchema, result: PaneAttachResultSchema },
+  "pane/detach": { direction: "client", management: false, params: PaneDetachParamsSchema, result: PaneDetachResultSchema },
+  "pane/kill": { direction: "client", management: false, params: PaneTargetParamsSchema, result: PaneKillResultSchema },
+  "pane/wait": { direction: "client", management: false, params: PaneWaitParamsSchema, result: PaneWaitResultSchema },
+  "pane/rename": { direction: "client", management: false, params: PaneRenameParamsSchema, result: PaneInfoSchema },
+} as const;
+
+export const PaneOutputSchema = z.strictObject({ attachment: z.string(), data: z.string() });
+/** A slow client's queue was dropped; this redraws the whole screen instead (tmux's approach). */
+export const PaneRedrawSchema = z.strictObject({ attachment: z.string(), screen: z.string() });
+export const PaneExitedSchema = z.strictObject({ attachment: z.string(), pane: PaneInfoSchema });
+
 export const Notifications = {
   "event/tool": { direction: "server", params: ToolEventSchema },
+  "pane/output": { direction: "server", params: PaneOutputSchema },
+  "pane/redraw": { direction: "server", params: PaneRedrawSchema },
+  "pane/exited": { direction: "server", params: PaneExitedSchema },
 } as const;
