@@ -1,1 +1,2 @@
-export {};
+export { createMuxDaemon } from "./app.js";
+export type { MuxContext } from "./context.js";

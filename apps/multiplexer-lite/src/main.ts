@@ -1,2 +1,51 @@
 #!/usr/bin/env node
-console.log("venom-mux");
+import {
+  type CliApp,
+  type Program,
+  restartCommand,
+  runProgram,
+  serveCommand,
+  startCommand,
+  statusCommand,
+  stopCommand,
+} from "@venom/runtime";
+import { createMuxDaemon } from "./app.js";
+import { captureCommand } from "./commands/capture.js";
+import { killCommand } from "./commands/kill.js";
+import { lsCommand } from "./commands/ls.js";
+import { newCommand } from "./commands/new.js";
+import { renameCommand } from "./commands/rename.js";
+import { resizeCommand } from "./commands/resize.js";
+import { sendCommand } from "./commands/send.js";
+import { waitCommand } from "./commands/wait.js";
+import { VERSION } from "./version.js";
+
+const app: CliApp = { program: "venom-mux", app: "mux", version: VERSION, createDaemon: createMuxDaemon };
+
+/** venom-mux's command table, tmux verbs. */
+const program: Program = {
+  name: "venom-mux",
+  description: "a terminal multiplexer with tmux habits, for hosting agent panes you can watch and take over",
+  commands: [
+    newCommand(app),
+    lsCommand(app),
+    sendCommand(app),
+    captureCommand(app),
+    killCommand(app),
+    waitCommand(app),
+    renameCommand(app),
+    resizeCommand(app),
+    serveCommand(app),
+    startCommand(app),
+    stopCommand(app),
+    statusCommand(app),
+    restartCommand(app),
+  ],
+  outside: "Run it from a terminal outside the multiplexer (not in one of its panes); in an attached client, the : prompt may.",
+  limits: [
+    "Panes run as your user, unconfined; the pane's cwd must be inside the daemon's workspace, which is a rule for where panes start, not a boundary for what they do.",
+    "Every pane carries VENOM_PARENT/VENOM_DELEGATION_DEPTH and a delegation record: stop, restart and config changes typed in a pane are refused (even under env -i), but a process that leaves the pane's process tree and clears its environment is not recognised.",
+  ],
+};
+
+process.exitCode = await runProgram(program, process.argv.slice(2));

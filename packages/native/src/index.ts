@@ -10,3 +10,4 @@ export { type PeerCredentials, peerCredentials, peerPidfd, socketFd } from "./pe
 export { pidfdExited, pidfdOpen, pidfdSendSignal } from "./pidfd.js";
 export { assertSupported, type SupportedArch, UnsupportedPlatformError } from "./platform.js";
 export { isChildSubreaper, setChildSubreaper } from "./subreaper.js";
+export { ECHILD, type WaitResult, WNOHANG, waitpid } from "./wait.js";

@@ -252,7 +252,11 @@ export const PaneInfoSchema = z.strictObject({
 export type PaneInfo = z.infer<typeof PaneInfoSchema>;
 
 export const PaneNewParamsSchema = z.strictObject({
-  argv: z.array(z.string().max(64 * 1024)).min(1).max(1024).optional(),
+  argv: z
+    .array(z.string().max(64 * 1024))
+    .min(1)
+    .max(1024)
+    .optional(),
   cwd: z.string().min(1).max(4096).optional(),
   name: PaneNameSchema.optional(),
   cols: DimensionSchema.default(80),
@@ -261,7 +265,10 @@ export const PaneNewParamsSchema = z.strictObject({
   /** inherit: the user's environment, as tmux does. delegated: scrubbed, with a private HOME (for agents). */
   envPolicy: z.enum(["inherit", "delegated"]).default("inherit"),
   /** Under `delegated`: whose private home under $VENOM_HOME/agents/ the pane gets. */
-  agent: z.string().regex(/^[a-z][a-z0-9-]{0,31}$/).optional(),
+  agent: z
+    .string()
+    .regex(/^[a-z][a-z0-9-]{0,31}$/)
+    .optional(),
 });
 export const PaneListResultSchema = z.strictObject({ panes: z.array(PaneInfoSchema) });
 export const PaneSendParamsSchema = z.strictObject({
@@ -283,7 +290,11 @@ export const PaneCaptureParamsSchema = z.strictObject({
   join: z.boolean().optional(),
 });
 export const PaneCaptureResultSchema = z.strictObject({ text: z.string() });
-export const PaneAttachParamsSchema = z.strictObject({ target: PaneTargetSchema, cols: DimensionSchema.optional(), rows: DimensionSchema.optional() });
+export const PaneAttachParamsSchema = z.strictObject({
+  target: PaneTargetSchema,
+  cols: DimensionSchema.optional(),
+  rows: DimensionSchema.optional(),
+});
 export const PaneAttachResultSchema = z.strictObject({
   attachment: z.string(),
   pane: PaneInfoSchema,
@@ -294,7 +305,10 @@ export const PaneDetachParamsSchema = z.strictObject({ attachment: z.string() })
 export const PaneDetachResultSchema = z.strictObject({ detached: z.boolean() });
 export const PaneTargetParamsSchema = z.strictObject({ target: PaneTargetSchema });
 export const PaneKillResultSchema = z.strictObject({ killed: z.literal(true), pane: PaneInfoSchema });
-export const PaneWaitParamsSchema = z.strictObject({ target: PaneTargetSchema, timeoutSeconds: z.number().positive().max(86_400).optional() });
+export const PaneWaitParamsSchema = z.strictObject({
+  target: PaneTargetSchema,
+  timeoutSeconds: z.number().positive().max(86_400).optional(),
+});
 export const PaneWaitResultSchema = z.strictObject({ pane: PaneInfoSchema, timedOut: z.boolean() });
 export const PaneRenameParamsSchema = z.strictObject({ target: PaneTargetSchema, name: PaneNameSchema });
 
@@ -323,3 +337,7 @@ export const Notifications = {
   "pane/redraw": { direction: "server", params: PaneRedrawSchema },
   "pane/exited": { direction: "server", params: PaneExitedSchema },
 } as const;
+
+/** Every request method of venom/1 with its schemas: the core table and each app's. */
+export const AllMethods = { ...Methods, ...PaneMethods } as const;
+export type AnyMethodName = keyof typeof AllMethods;

@@ -1,11 +1,12 @@
 import { createConnection } from "node:net";
 import type { Readable, Writable } from "node:stream";
 import {
+  AllMethods,
+  type AnyMethodName,
   type ApprovalRequest,
   ApprovalRequestParamsSchema,
   ErrorCode,
   HelloResultSchema,
-  Methods,
   PROTOCOL,
   ProtocolError,
   type ToolResult,
@@ -70,12 +71,12 @@ export class VenomClient {
   }
 
   /** Call a venom/1 method; the result is checked against proto's schema for it. */
-  async request<M extends keyof typeof Methods>(
+  async request<M extends AnyMethodName>(
     method: M,
-    params?: z.input<(typeof Methods)[M]["params"]>,
-  ): Promise<z.infer<(typeof Methods)[M]["result"]>> {
+    params?: z.input<(typeof AllMethods)[M]["params"]>,
+  ): Promise<z.infer<(typeof AllMethods)[M]["result"]>> {
     const result = await this.rpc.request(method, params);
-    return Methods[method].result.parse(result) as z.infer<(typeof Methods)[M]["result"]>;
+    return AllMethods[method].result.parse(result) as z.infer<(typeof AllMethods)[M]["result"]>;
   }
 
   async callTool(

@@ -167,7 +167,7 @@ export class Connection<Context> {
     if (principal.kind !== "owner" && !idleRestart) {
       throw new ProtocolError(
         ErrorCode.OwnerRequired,
-        `refused: ${method} needs the owner context; you are a delegate at depth ${principal.depth}. Run it from outside the delegated process.`,
+        `refused: ${method} needs the owner context; you are a delegate at depth ${principal.depth} (evidence: ${principal.evidence.join(", ")}). Run it from a terminal outside ${this.host.server.name}'s delegated processes${this.host.app === "mux" ? " (outside the multiplexer's panes)" : ""}.`,
         { principal },
       );
     }

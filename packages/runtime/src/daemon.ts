@@ -7,10 +7,12 @@ import { setChildSubreaper } from "@venom/native";
 import { type Decorator, Dispatcher, ErrorCode, ProtocolError, parseMarkers, Snapshot, type ToolDefinition } from "@venom/proto";
 import type { Config } from "./config.js";
 import { type AppMethod, Connection, type ConnectionHost } from "./connection.js";
+import { type DelegationOwner, findAncestorRecord, reapOrphans } from "./delegations.js";
 import type { AppName, VenomHome } from "./home.js";
 import { createLogger, type Logger } from "./log.js";
 import { NO_SANDBOX_NOTICE } from "./notices.js";
 import { checkPeer, type PeerFacts } from "./peer.js";
+import { processStat } from "./proc.js";
 import type { HelloContext, SessionState, Transport } from "./session.js";
 
 /** What an app brings to the runtime: its tools, its containment, its own methods. */
@@ -20,7 +22,10 @@ export interface AppDefinition<Context> {
   tools: readonly ToolDefinition<any, Context>[];
   /** Containment decorators: they run after the approval gate and may deny before execution. */
   decorators?: readonly Decorator<Context>[];
-  methods?: Readonly<Record<string, AppMethod<Context>>>;
+  /** The app's own methods (`pane/*`, `agent/*`), built once the daemon exists. */
+  methods?(daemon: Daemon<Context>): Readonly<Record<string, AppMethod<Context>>>;
+  /** Runs first when the daemon stops, e.g. to end every pane. */
+  beforeStop?(): Promise<void>;
   /** What tools see of a session (e.g. its workspace opened as a directory fd). */
   createContext(state: SessionState): Context;
   /** Release what createContext took, when the session's connection closes. */
@@ -48,6 +53,8 @@ export class Daemon<Context> implements ConnectionHost<Context> {
   readonly workspace: string;
   readonly frameLimit: number;
   readonly appMethods: Readonly<Record<string, AppMethod<Context>>>;
+  /** This daemon as the owner of delegation records: they are orphans once it is gone. */
+  readonly owner: DelegationOwner;
   readonly #connections = new Set<Connection<Context>>();
   readonly #started = Date.now();
   #server: Server | null = null;
@@ -67,7 +74,9 @@ export class Daemon<Context> implements ConnectionHost<Context> {
     this.dispatcher = new Dispatcher(definition.decorators ?? []);
     this.workspace = realpathSync(options.workspace);
     this.frameLimit = options.config.protocol.max_frame_bytes;
-    this.appMethods = definition.methods ?? {};
+    const stat = processStat(process.pid);
+    this.owner = { instance: this.instance, pid: process.pid, startTime: stat?.startTime ?? 0 };
+    this.appMethods = definition.methods?.(this) ?? {};
     this.#stopped = new Promise((resolve) => {
       this.#markStopped = resolve;
     });
@@ -94,6 +103,13 @@ export class Daemon<Context> implements ConnectionHost<Context> {
       unlinkSync(path);
     }
     setChildSubreaper();
+    // Processes a crashed predecessor left running are stopped before anything new starts.
+    for (const orphan of await reapOrphans(this.options.home)) {
+      this.logger.warn(
+        { record: orphan.id, terminated: orphan.terminated.length, killed: orphan.killed.length },
+        "reaped orphaned delegation",
+      );
+    }
     const server = createServer({ pauseOnConnect: true }, (socket) => this.#accept(socket));
     const umask = process.umask(0o177);
     try {
@@ -207,6 +223,7 @@ export class Daemon<Context> implements ConnectionHost<Context> {
   stop(): Promise<void> {
     this.#stopping ??= (async () => {
       this.logger.info("stopping");
+      await this.definition.beforeStop?.();
       const server = this.#server;
       this.#server = null;
       const closed = server ? new Promise<void>((resolve) => server.close(() => resolve())) : Promise.resolve();

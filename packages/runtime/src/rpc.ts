@@ -61,6 +61,17 @@ export class RpcPeer {
     return this.#closed;
   }
 
+  /** Bytes written to the peer that it has not taken yet. */
+  get backlog(): number {
+    return (this.output as { writableLength?: number }).writableLength ?? 0;
+  }
+
+  /** Call `callback` once the peer has taken everything written so far (at once if it has). */
+  onDrain(callback: () => void): void {
+    if (this.backlog === 0) queueMicrotask(callback);
+    else this.output.once("drain", callback);
+  }
+
   request(method: string, params?: unknown, signal?: AbortSignal): Promise<unknown> {
     if (this.#closed) return Promise.reject(new RpcClosed("connection closed"));
     const id = this.#nextId++;

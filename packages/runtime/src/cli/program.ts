@@ -41,6 +41,8 @@ export interface Program {
   commands: readonly Command[];
   /** Lines of honest limits printed in --help. */
   limits: readonly string[];
+  /** Where to run management commands instead, said when they are refused under a delegation. */
+  outside?: string;
 }
 
 export class UsageError extends Error {}
@@ -75,6 +77,30 @@ const stdio: Io = {
   err: (line) => process.stderr.write(`${line}\n`),
 };
 
+/**
+ * tmux users write `-S -100` and `-E -`: a short string option followed by a
+ * negative number or a lone dash. parseArgs would read that as another option,
+ * so such a pair is joined into `-S-100` first.
+ */
+function joinNegativeValues(args: readonly string[], options: NonNullable<ParseArgsConfig["options"]>): string[] {
+  const takesValue = new Set(
+    Object.values(options)
+      .filter((o) => o.type === "string" && o.short)
+      .map((o) => `-${o.short}`),
+  );
+  const out: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] as string;
+    if (arg === "--") return [...out, ...args.slice(i)];
+    const next = args[i + 1];
+    if (takesValue.has(arg) && next !== undefined && /^-(\d+)?$/.test(next)) {
+      out.push(`${arg}${next}`);
+      i++;
+    } else out.push(arg);
+  }
+  return out;
+}
+
 /** Run a program's command for argv; returns the exit code. */
 export async function runProgram(program: Program, argv: readonly string[], io: Io = stdio): Promise<number> {
   const [name, ...rest] = argv;
@@ -90,7 +116,7 @@ export async function runProgram(program: Program, argv: readonly string[], io: 
   let parsed: ReturnType<typeof parseArgs>;
   try {
     parsed = parseArgs({
-      args: [...rest],
+      args: joinNegativeValues(rest, command.options ?? {}),
       options: { ...globalOptions, ...command.options },
       allowPositionals: true,
       strict: command.strict ?? true,
@@ -109,7 +135,7 @@ export async function runProgram(program: Program, argv: readonly string[], io: 
   if (management) {
     const markers = parseMarkers(process.env);
     if (markers.depth > 0) {
-      const message = `${program.name} ${name}: refused: this process runs under a Venom delegation (depth ${markers.depth}); managing a daemon needs the owner context. Run it from outside the delegated process.`;
+      const message = `${program.name} ${name}: refused: this process runs under a Venom delegation (depth ${markers.depth}); managing a daemon needs the owner context. ${program.outside ?? "Run it from a terminal outside the delegated process."}`;
       if (json) io.out(JSON.stringify({ error: "owner-context-required", depth: markers.depth, message }));
       else io.err(message);
       return Exit.refused;

@@ -1,0 +1,32 @@
+import { type AppDefinition, Daemon, type DaemonOptions } from "@venom/runtime";
+import type { MuxContext } from "./context.js";
+import { paneMethods } from "./methods/index.js";
+import { PaneTable } from "./panes.js";
+import { VERSION } from "./version.js";
+
+/** venom-mux: a pane server. It offers no tools; its methods are `pane/*`. */
+export function createMuxDaemon(options: DaemonOptions): Daemon<MuxContext> {
+  let panes: PaneTable | undefined;
+  const definition: AppDefinition<MuxContext> = {
+    app: "mux",
+    server: { name: "venom-mux", version: VERSION },
+    tools: [],
+    methods: (daemon) => {
+      panes = new PaneTable({
+        home: options.home,
+        config: options.config,
+        instance: daemon.instance,
+        owner: daemon.owner,
+        logger: daemon.logger,
+      });
+      return paneMethods(panes);
+    },
+    createContext: () => ({ attachments: new Map() }),
+    // A client that goes away is detached from every pane it watched; the panes run on.
+    disposeContext: (context) => {
+      for (const [attachment, pane] of context.attachments) pane.detach(attachment);
+    },
+    beforeStop: async () => panes?.closeAll(),
+  };
+  return new Daemon(definition, options);
+}

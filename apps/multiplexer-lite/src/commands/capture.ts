@@ -1,0 +1,46 @@
+import { type CliApp, type Command, Exit, UsageError } from "@venom/runtime";
+import { withMux } from "./client.js";
+import { takeTarget, targetOption } from "./target.js";
+
+/** A tmux line number: an integer, or `-` for the start of history (-S) or the last visible line (-E). */
+function lineNumber(value: string | undefined, dash: number | undefined, flag: string): number | undefined {
+  if (value === undefined) return undefined;
+  if (value === "-") return dash;
+  if (!/^-?\d+$/.test(value)) throw new UsageError(`${flag} takes a line number or -`);
+  return Number(value);
+}
+
+/** tmux `capture-pane -p`: print the pane's screen (and scrollback with -S). */
+export function captureCommand(app: CliApp): Command {
+  return {
+    name: "capture",
+    summary: "print a pane's screen: capture [-t] TARGET [-S N] [-E N] [-e] [-J]",
+    usage: "capture [-t] TARGET [-S START] [-E END] [-e escapes] [-J join wrapped]",
+    management: false,
+    options: {
+      ...targetOption,
+      start: { type: "string", short: "S" },
+      end: { type: "string", short: "E" },
+      escapes: { type: "boolean", short: "e" },
+      join: { type: "boolean", short: "J" },
+      print: { type: "boolean", short: "p" },
+    },
+    async execute(run) {
+      const { target } = takeTarget(run);
+      const start = lineNumber(run.values.start as string | undefined, -Number.MAX_SAFE_INTEGER, "-S");
+      const end = lineNumber(run.values.end as string | undefined, undefined, "-E");
+      const { text } = await withMux(app, run.home, (client) =>
+        client.request("pane/capture", {
+          target,
+          ...(start !== undefined ? { start: Math.max(start, -1_000_000_000) } : {}),
+          ...(end !== undefined ? { end } : {}),
+          escapes: run.values.escapes === true,
+          join: run.values.join === true,
+        }),
+      );
+      if (run.json) run.io.out(JSON.stringify({ text }));
+      else process.stdout.write(text);
+      return Exit.ok;
+    },
+  };
+}

@@ -1,0 +1,20 @@
+import { type CliApp, type Command, Exit } from "@venom/runtime";
+import { withMux } from "./client.js";
+import { takeTarget, targetOption } from "./target.js";
+
+/** tmux `kill-pane`: the pane's whole process group ends (TERM, then KILL after 2 s). */
+export function killCommand(app: CliApp): Command {
+  return {
+    name: "kill",
+    summary: "end a pane and its whole process group: kill [-t] TARGET",
+    usage: "kill [-t] TARGET",
+    management: false,
+    options: targetOption,
+    async execute(run) {
+      const { target } = takeTarget(run);
+      const result = await withMux(app, run.home, (client) => client.request("pane/kill", { target }));
+      if (run.json) run.io.out(JSON.stringify(result));
+      return Exit.ok;
+    },
+  };
+}

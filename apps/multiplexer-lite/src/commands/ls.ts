@@ -1,0 +1,25 @@
+import type { PaneInfo } from "@venom/proto";
+import { type CliApp, type Command, Exit } from "@venom/runtime";
+import { withMux } from "./client.js";
+
+export function describePane(pane: PaneInfo): string {
+  const state = pane.status === "running" ? "running" : `exited ${pane.signal ? `by ${pane.signal}` : pane.exitCode}`;
+  const attached = pane.clients > 0 ? ` (${pane.clients} attached)` : "";
+  return `${pane.id} ${pane.name}: ${pane.argv.join(" ")} [${pane.cols}x${pane.rows}] ${state}${attached}`;
+}
+
+/** tmux `ls`: every pane, one a line. */
+export function lsCommand(app: CliApp): Command {
+  return {
+    name: "ls",
+    summary: "list panes",
+    usage: "ls",
+    management: false,
+    async execute({ home, json, io }) {
+      const { panes } = await withMux(app, home, (client) => client.request("pane/list"));
+      if (json) io.out(JSON.stringify(panes));
+      else for (const pane of panes) io.out(describePane(pane));
+      return Exit.ok;
+    },
+  };
+}

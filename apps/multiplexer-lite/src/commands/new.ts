@@ -1,0 +1,38 @@
+import { type CliApp, type Command, Exit } from "@venom/runtime";
+import { attachToPane } from "../attach/attach.js";
+import { withMux } from "./client.js";
+
+/** tmux `new-session`/`new-window`: a pane running ARGV (default your shell); attaches unless -d or no terminal. */
+export function newCommand(app: CliApp): Command {
+  return {
+    name: "new",
+    summary: "open a pane: new [-d] [-n NAME] [-c DIR] [--delegated [--agent NAME]] [-- ARGV…]",
+    usage: "new [-d] [-n NAME] [-c DIR] [--delegated] [--agent NAME] [-- ARGV…]",
+    management: false,
+    options: {
+      detached: { type: "boolean", short: "d" },
+      name: { type: "string", short: "n" },
+      cwd: { type: "string", short: "c" },
+      delegated: { type: "boolean" },
+      agent: { type: "string" },
+    },
+    async execute({ home, json, io, values, positionals }) {
+      const interactive = !values.detached && !json && process.stdin.isTTY === true && process.stdout.isTTY === true;
+      const pane = await withMux(app, home, (client) =>
+        client.request("pane/new", {
+          ...(positionals.length > 0 ? { argv: positionals } : {}),
+          ...(values.name ? { name: values.name as string } : {}),
+          ...(values.cwd ? { cwd: values.cwd as string } : {}),
+          ...(values.delegated ? { envPolicy: "delegated" as const } : {}),
+          ...(values.agent ? { agent: values.agent as string } : {}),
+          cols: process.stdout.columns ?? 80,
+          rows: process.stdout.rows ?? 24,
+        }),
+      );
+      if (interactive) return attachToPane(app, home, pane.id);
+      if (json) io.out(JSON.stringify(pane));
+      else io.out(`${pane.id} ${pane.name}`);
+      return Exit.ok;
+    },
+  };
+}

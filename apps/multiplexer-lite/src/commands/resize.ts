@@ -1,0 +1,23 @@
+import { type CliApp, type Command, Exit, UsageError } from "@venom/runtime";
+import { withMux } from "./client.js";
+import { takeTarget, targetOption } from "./target.js";
+
+/** tmux `resize-pane -x COLS -y ROWS`; the program in the pane gets SIGWINCH. */
+export function resizeCommand(app: CliApp): Command {
+  return {
+    name: "resize",
+    summary: "resize a pane: resize [-t] TARGET -x COLS -y ROWS",
+    usage: "resize [-t] TARGET -x COLS -y ROWS",
+    management: false,
+    options: { ...targetOption, x: { type: "string", short: "x" }, y: { type: "string", short: "y" } },
+    async execute(run) {
+      const { target } = takeTarget(run);
+      const cols = Number(run.values.x);
+      const rows = Number(run.values.y);
+      if (!Number.isInteger(cols) || !Number.isInteger(rows)) throw new UsageError("give -x COLS and -y ROWS as whole numbers");
+      const pane = await withMux(app, run.home, (client) => client.request("pane/resize", { target, cols, rows }));
+      if (run.json) run.io.out(JSON.stringify(pane));
+      return Exit.ok;
+    },
+  };
+}

@@ -1,0 +1,250 @@
+import { accessSync, constants } from "node:fs";
+import { delimiter, isAbsolute, join } from "node:path";
+import type { PaneNewParamsSchema } from "@venom/proto";
+import { childMarkers, ErrorCode, MARKER_DEPTH, MARKER_PARENT, ProtocolError, ToolFailure } from "@venom/proto";
+import {
+  type Config,
+  type DelegationOwner,
+  delegatedEnv,
+  findAncestorRecord,
+  killGroup,
+  type Logger,
+  type ProcessRef,
+  processStat,
+  reapAdopted,
+  removeRecord,
+  resolveCwd,
+  type SessionState,
+  signalGroup,
+  type VenomHome,
+  verifiedMembers,
+  waitUntil,
+  writeRecord,
+} from "@venom/runtime";
+import type { z } from "zod";
+import { Pane } from "./pane.js";
+
+export interface PaneTableHost {
+  home: VenomHome;
+  config: Config;
+  instance: string;
+  owner: DelegationOwner;
+  logger: Logger;
+}
+
+/** Credential, endpoint and state variables no delegated pane inherits, beside every *_API_KEY (spec, "Tool rules"). */
+const DECLARED_VARS = [
+  "CLAUDE_CODE_OAUTH_TOKEN",
+  "CLAUDE_CONFIG_DIR",
+  "ANTHROPIC_BASE_URL",
+  "ANTHROPIC_AUTH_TOKEN",
+  "OPENAI_BASE_URL",
+  "OPENAI_ORG_ID",
+  "CODEX_HOME",
+  "GROK_*",
+  "DSH_*",
+  "PI_*",
+];
+
+const CANCEL_GRACE_MS = 2_000;
+
+interface Tracked {
+  pane: Pane;
+  recordId: string;
+  anchor: ProcessRef;
+}
+
+/** Every pane of the daemon, by id (`%3`), name, or index. */
+export class PaneTable {
+  readonly #panes = new Map<string, Tracked>();
+  #next = 0;
+
+  constructor(private readonly host: PaneTableHost) {}
+
+  list(): Pane[] {
+    return [...this.#panes.values()].map((t) => t.pane);
+  }
+
+  resolve(target: string): Pane {
+    const panes = this.list();
+    const found =
+      this.#panes.get(target)?.pane ??
+      panes.find((p) => p.name === target) ??
+      (/^\d+$/.test(target) ? panes.find((p) => p.spec.index === Number(target)) : undefined);
+    if (!found) {
+      const known = panes.map((p) => `${p.id} ${p.name}`).join(", ") || "none";
+      throw new ProtocolError(ErrorCode.InvalidParams, `invalid params: target: no pane "${target}" (panes: ${known})`, {
+        path: ["target"],
+      });
+    }
+    return found;
+  }
+
+  create(params: z.infer<typeof PaneNewParamsSchema>, session: SessionState): Pane {
+    const { config } = this.host;
+    if (this.#panes.size >= config.mux.max_panes) {
+      throw new ProtocolError(ErrorCode.Busy, `busy: at most ${config.mux.max_panes} panes (mux.max_panes)`);
+    }
+    const depth = session.principal.depth + 1;
+    const maxDepth = session.config.agent.max_delegation_depth;
+    if (depth > maxDepth) {
+      throw new ProtocolError(
+        ErrorCode.DepthLimit,
+        `refused: a pane here would run at delegation depth ${depth}, over the limit of ${maxDepth} (agent.max_delegation_depth)`,
+      );
+    }
+    if (params.name && this.list().some((p) => p.name === params.name)) {
+      throw new ProtocolError(ErrorCode.InvalidParams, `invalid params: name: a pane named "${params.name}" exists`, { path: ["name"] });
+    }
+    for (const key of Object.keys(params.env ?? {})) {
+      if (key.startsWith("VENOM_")) {
+        throw new ProtocolError(ErrorCode.InvalidParams, `invalid params: env.${key}: Venom's own variables cannot be set`, {
+          path: ["env", key],
+        });
+      }
+    }
+    const cwd = this.#cwd(params.cwd ?? session.workspace, session.workspace);
+    const index = ++this.#next;
+    const id = `%${index}`;
+    const recordId = `mux-${this.host.instance.slice(0, 8)}-${index}`;
+    const parent = `${this.host.instance}/${recordId}`;
+    const env = this.#env(params, parent, session.principal.depth, maxDepth);
+    const argv = params.argv ?? [process.env.SHELL || "/bin/sh"];
+    if (!resolvesToProgram(argv[0] as string, env.PATH ?? "", cwd)) {
+      throw new ProtocolError(ErrorCode.InvalidParams, `invalid params: argv.0: no such program: ${argv[0]}`, { path: ["argv", "0"] });
+    }
+    const pane = new Pane(
+      {
+        id,
+        index,
+        name: params.name ?? `${index}`,
+        argv,
+        cwd,
+        env,
+        cols: params.cols,
+        rows: params.rows,
+        depth,
+        envPolicy: params.envPolicy,
+        scrollback: config.mux.scrollback_lines,
+      },
+      (ended) => void this.#ended(ended),
+    );
+    // node-pty starts the program as a session leader: its pid is its process group.
+    const startTime = processStat(pane.pid)?.startTime ?? 0;
+    const anchor = { pid: pane.pid, startTime };
+    this.#panes.set(id, { pane, recordId, anchor });
+    writeRecord(this.host.home, {
+      id: recordId,
+      owner: this.host.owner,
+      pid: pane.pid,
+      startTime,
+      pgid: pane.pid,
+      parent,
+      depth,
+      grant: session.grant,
+      label: `[mux pane ${id} ${pane.name}]`,
+      workspace: session.workspace,
+      createdAt: pane.createdAt,
+    });
+    this.host.logger.info({ pane: id, pid: pane.pid, depth, envPolicy: params.envPolicy }, "pane created");
+    return pane;
+  }
+
+  #cwd(cwd: string, workspace: string): string {
+    try {
+      return resolveCwd(cwd, workspace);
+    } catch (error) {
+      if (error instanceof ToolFailure) {
+        throw new ProtocolError(ErrorCode.InvalidParams, `invalid params: cwd: ${error.message.replace(/^cwd:? ?/, "")}`, {
+          path: ["cwd"],
+        });
+      }
+      throw error;
+    }
+  }
+
+  #env(params: z.infer<typeof PaneNewParamsSchema>, parent: string, parentDepth: number, maxDepth: number): Record<string, string> {
+    const extra = { ...params.env, TERM: "xterm-256color" };
+    if (params.envPolicy === "delegated") {
+      const agent = params.agent ?? "pane";
+      const configured = Object.values(this.host.config.agents).flatMap((a) => [
+        ...a.credential_vars,
+        ...(a.state_var ? [a.state_var] : []),
+      ]);
+      return {
+        ...delegatedEnv({
+          base: process.env,
+          home: this.host.home,
+          agent,
+          ...(this.host.config.agents[agent]?.state_var ? { stateVar: this.host.config.agents[agent].state_var } : {}),
+          declaredVars: [...DECLARED_VARS, ...configured],
+          parent,
+          parentDepth,
+          maxDepth,
+        }),
+        ...extra,
+      };
+    }
+    // inherit: the daemon's environment, as tmux gives its server's, with this pane's markers.
+    const env: Record<string, string> = {};
+    for (const [key, value] of Object.entries(process.env)) {
+      if (value !== undefined && key !== MARKER_PARENT && key !== MARKER_DEPTH) env[key] = value;
+    }
+    return { ...env, ...extra, ...childMarkers(parent, parentDepth) };
+  }
+
+  /** A pane's program ended: stop what it left in its group, drop its record, keep its status for wait and ls. */
+  async #ended(pane: Pane): Promise<void> {
+    const tracked = this.#panes.get(pane.id);
+    if (!tracked) return;
+    await this.#stopGroup(tracked);
+    removeRecord(this.host.home, tracked.recordId);
+    this.host.logger.info({ pane: pane.id, exitCode: pane.exitCode, signal: pane.signal }, "pane exited");
+  }
+
+  /** TERM to the pane's whole process group (through pidfds), KILL after 2 s to whatever remains. */
+  async #stopGroup(tracked: Tracked): Promise<number[]> {
+    const { anchor } = tracked;
+    const signalled = signalGroup(anchor.pid, anchor, "SIGTERM");
+    await waitUntil(() => verifiedMembers(anchor.pid, anchor).length === 0, Date.now() + CANCEL_GRACE_MS);
+    const killed = await killGroup(anchor.pid, anchor);
+    // Orphans adopted by this daemon (subreaper) are reaped here; the leader belongs to node-pty.
+    reapAdopted([...signalled, ...killed].filter((pid) => pid !== anchor.pid));
+    return [...new Set([...signalled, ...killed])];
+  }
+
+  /** Kill a pane: its whole group ends, and it leaves the table. */
+  async kill(pane: Pane): Promise<void> {
+    const tracked = this.#panes.get(pane.id);
+    if (!tracked) return;
+    await this.#stopGroup(tracked);
+    await Promise.race([pane.exited(), new Promise((r) => setTimeout(r, CANCEL_GRACE_MS))]);
+    removeRecord(this.host.home, tracked.recordId);
+    this.#panes.delete(pane.id);
+    pane.dispose();
+  }
+
+  async closeAll(): Promise<void> {
+    await Promise.all(this.list().map((pane) => this.kill(pane)));
+  }
+
+  /** Whether `pid` runs inside one of this daemon's panes (by the delegation records). */
+  isInPane(pid: number): boolean {
+    return findAncestorRecord(this.host.home, pid) !== null;
+  }
+}
+
+/** Does `program` name an executable, directly or on PATH? */
+function resolvesToProgram(program: string, path: string, cwd: string): boolean {
+  const candidates = program.includes("/")
+    ? [isAbsolute(program) ? program : join(cwd, program)]
+    : path.split(delimiter).map((dir) => join(dir, program));
+  return candidates.some((candidate) => {
+    try {
+      accessSync(candidate, constants.X_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  });
+}

@@ -1,0 +1,180 @@
+import { closeSync, constants, fstatSync, openSync, readdirSync, readSync, unlinkSync } from "node:fs";
+import { join } from "node:path";
+import { GrantSchema } from "@venom/proto";
+import { z } from "zod";
+import { privateDir, type VenomHome, writeFileAtomic } from "./home.js";
+import {
+  ancestors,
+  isRunning,
+  killGroup,
+  processStat,
+  reapAdopted,
+  signalGroup,
+  signalProcess,
+  verifiedMembers,
+  waitUntil,
+} from "./proc.js";
+
+// Delegation records (spec, "Delegated runs"): one private file per running
+// delegated process in $VENOM_HOME/state/delegations, so a daemon can tell a
+// delegate's peer process from its ancestry and stop orphans whose owner died.
+// The cleanup is cooperative: a same-user process can edit or delete records.
+
+const ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
+const pid = z.number().int().min(1).max(0x7fffffff);
+const startTime = z.number().int().nonnegative();
+
+export const DelegationRecordSchema = z.strictObject({
+  id: z.string().regex(ID),
+  /** The daemon that started the process; its records are orphans once it is gone. */
+  owner: z.strictObject({ instance: z.string().min(1).max(256), pid, startTime }),
+  pid,
+  startTime,
+  pgid: pid,
+  /** The VENOM_PARENT value the process carries. */
+  parent: z.string().min(1).max(256),
+  depth: z.number().int().min(1).max(9999),
+  grant: GrantSchema,
+  label: z.string().max(256),
+  workspace: z.string().startsWith("/").max(4096),
+  createdAt: z.iso.datetime(),
+});
+export type DelegationRecord = z.infer<typeof DelegationRecordSchema>;
+export type DelegationOwner = DelegationRecord["owner"];
+
+// Far above any real record; bounds what a planted file can make us read.
+const MAX_RECORD_BYTES = 64 * 1024;
+
+function recordPath(home: VenomHome, id: string): string {
+  if (!ID.test(id)) throw new TypeError("delegation id must match ^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$");
+  return join(home.delegations, `${id}.json`);
+}
+
+/** Validates and writes the record atomically, mode 0600, in a 0700 directory. */
+export function writeRecord(home: VenomHome, record: DelegationRecord): void {
+  const valid = DelegationRecordSchema.parse(record);
+  const path = recordPath(home, valid.id);
+  for (const dir of [home.root, home.state, home.delegations]) privateDir(dir);
+  writeFileAtomic(path, `${JSON.stringify(valid)}\n`);
+}
+
+/** Removes the record; returns false if there was none. */
+export function removeRecord(home: VenomHome, id: string): boolean {
+  try {
+    unlinkSync(recordPath(home, id));
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return false;
+    throw error;
+  }
+}
+
+/** Every valid record. Unreadable, oversized, malformed or misnamed files are skipped silently. */
+export function listRecords(home: VenomHome): DelegationRecord[] {
+  let names: string[];
+  try {
+    names = readdirSync(home.delegations);
+  } catch {
+    return [];
+  }
+  const records: DelegationRecord[] = [];
+  for (const name of names) {
+    const id = name.endsWith(".json") ? name.slice(0, -5) : "";
+    if (!ID.test(id)) continue;
+    const record = readRecord(join(home.delegations, name));
+    if (record?.id === id) records.push(record);
+  }
+  return records;
+}
+
+function readRecord(path: string): DelegationRecord | null {
+  let fd: number;
+  try {
+    // O_NOFOLLOW|O_NONBLOCK: a planted symlink or FIFO is skipped, never followed or waited on.
+    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch {
+    return null;
+  }
+  try {
+    const stat = fstatSync(fd);
+    if (!stat.isFile() || stat.size > MAX_RECORD_BYTES) return null;
+    const buffer = Buffer.alloc(stat.size);
+    const length = readSync(fd, buffer, 0, stat.size, 0);
+    const parsed = DelegationRecordSchema.safeParse(JSON.parse(buffer.subarray(0, length).toString("utf8")));
+    return parsed.success ? parsed.data : null;
+  } catch {
+    return null;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * The record of `pid` or of its nearest ancestor, matched by pid AND start
+ * time, so a record whose process is gone never vouches for a later process
+ * with the same pid. Works from process ancestry, not the environment, so a
+ * descendant that cleared its markers (`env -i`) is still found.
+ */
+export function findAncestorRecord(home: VenomHome, pid: number): DelegationRecord | null {
+  const records = listRecords(home);
+  if (records.length === 0) return null;
+  for (const candidate of [pid, ...ancestors(pid)]) {
+    const stat = processStat(candidate);
+    const match = records.find((record) => record.pid === candidate && record.startTime === stat?.startTime);
+    if (match) return match;
+  }
+  return null;
+}
+
+export interface OrphanOutcome {
+  id: string;
+  /** Pids sent SIGTERM (the recorded process and/or its group's members), each verified by start time. */
+  terminated: number[];
+  /** Pids still there after the grace period, sent SIGKILL. */
+  killed: number[];
+}
+
+export interface ReapOptions {
+  /** Whether a record's owner daemon still runs; by default, its pid and start time still match a live process. */
+  isOwnerAlive?: (owner: DelegationOwner) => boolean;
+}
+
+const GRACE_MS = 2_000;
+
+/**
+ * Stops the processes of records whose owner is gone, then removes those
+ * records. The recorded process is signalled only while its pid and start
+ * time still match; its group only while the group's leader matches or has
+ * exited (proc.ts, isSameGroup). Everyone gets SIGTERM; whatever remains
+ * after 2 s gets SIGKILL.
+ */
+export async function reapOrphans(home: VenomHome, options: ReapOptions = {}): Promise<OrphanOutcome[]> {
+  const isOwnerAlive = options.isOwnerAlive ?? isRunning;
+  // A record names its process by pid and start time, so it serves as its own ProcessRef.
+  const orphans = listRecords(home).filter((record) => !isOwnerAlive(record.owner));
+
+  const outcomes: OrphanOutcome[] = orphans.map((record) => {
+    const terminated = new Set(signalGroup(record.pgid, record, "SIGTERM"));
+    // isRunning first: signalling a zombie succeeds, but stops nothing.
+    if (!terminated.has(record.pid) && isRunning(record) && signalProcess(record, "SIGTERM")) terminated.add(record.pid);
+    return { id: record.id, terminated: [...terminated], killed: [] };
+  });
+
+  const gone = (record: DelegationRecord) => !isRunning(record) && verifiedMembers(record.pgid, record).length === 0;
+  await waitUntil(() => orphans.every(gone), Date.now() + GRACE_MS);
+
+  for (const [index, record] of orphans.entries()) {
+    const outcome = outcomes[index] as OrphanOutcome;
+    const killed = new Set<number>();
+    if (isRunning(record) && signalProcess(record, "SIGKILL")) killed.add(record.pid);
+    for (const pid of await killGroup(record.pgid, record)) killed.add(pid);
+    // killGroup waited for the group; a recorded process outside it may still be dying.
+    await waitUntil(() => !isRunning(record), Date.now() + GRACE_MS);
+    outcome.killed = [...killed];
+    // The recorded process itself may be a child_process child of this very
+    // process (whose status belongs to Node); only the rest can be adopted orphans.
+    reapAdopted([...outcome.terminated, ...killed].filter((pid) => pid !== record.pid));
+    removeRecord(home, record.id);
+  }
+  return outcomes;
+}

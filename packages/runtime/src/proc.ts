@@ -1,0 +1,175 @@
+import { closeSync, readdirSync, readFileSync } from "node:fs";
+import { setTimeout as sleep } from "node:timers/promises";
+import { ECHILD, NativeError, pidfdOpen, pidfdSendSignal, WNOHANG, waitpid } from "@venom/native";
+
+// Process facts from /proc, and signalling that never hits a reused pid: a
+// process is named by pid AND start time, and signalled only through a pidfd
+// opened before its start time is checked again, so the pidfd is known to
+// hold exactly the process that was observed.
+
+export interface ProcessStat {
+  pid: number;
+  ppid: number;
+  pgid: number;
+  sid: number;
+  /** One letter: R running, S sleeping, Z zombie, X dead, ... */
+  state: string;
+  /** Field 22: clock ticks since boot. With the pid, it names one process for good. */
+  startTime: number;
+}
+
+/** A process as it was observed: a pid is only meaningful together with its start time. */
+export interface ProcessRef {
+  pid: number;
+  startTime: number;
+}
+
+/** /proc/<pid>/stat, or null if there is no such process (or it cannot be read). */
+export function processStat(pid: number): ProcessStat | null {
+  if (!Number.isInteger(pid) || pid < 1) return null;
+  let text: string;
+  try {
+    text = readFileSync(`/proc/${pid}/stat`, "latin1");
+  } catch {
+    return null;
+  }
+  // comm (field 2) may hold spaces and ")" itself; only the last ")" ends it.
+  const fields = text.slice(text.lastIndexOf(")") + 2).split(" ");
+  // After comm, fields[0] is field 3 (state), so field n is fields[n - 3].
+  const numbers = [fields[1], fields[2], fields[3], fields[19]].map(Number);
+  const [ppid, pgid, sid, startTime] = numbers as [number, number, number, number];
+  const state = fields[0] ?? "";
+  if (!/^[A-Za-z]$/.test(state) || numbers.some((n) => !Number.isSafeInteger(n))) return null;
+  return { pid, ppid, pgid, sid, state, startTime };
+}
+
+/** Zombies and dead tasks hold no resources and run nothing: they count as gone. */
+export function isGone(stat: ProcessStat | null): boolean {
+  return stat === null || stat.state === "Z" || stat.state === "X";
+}
+
+/** Whether `ref` is still the same process and has not exited. */
+export function isRunning(ref: ProcessRef): boolean {
+  const stat = processStat(ref.pid);
+  return !isGone(stat) && stat?.startTime === ref.startTime;
+}
+
+/** The parent, grandparent, ... of `pid` up to pid 1 (not `pid` itself); stops early where /proc cannot be read. */
+export function ancestors(pid: number): number[] {
+  const chain: number[] = [];
+  for (let current = processStat(pid)?.ppid ?? 0; current > 0 && !chain.includes(current); ) {
+    chain.push(current);
+    current = processStat(current)?.ppid ?? 0;
+  }
+  return chain;
+}
+
+/** Every process whose process group is `pgid`, zombies included (scan of /proc). */
+export function groupMembers(pgid: number): ProcessStat[] {
+  const members: ProcessStat[] = [];
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    const stat = processStat(Number(name));
+    if (stat?.pgid === pgid) members.push(stat);
+  }
+  return members;
+}
+
+/**
+ * Signals `ref` only if it is still that process: opens a pidfd, then checks
+ * the start time again (the pidfd cannot change identity afterwards). Returns
+ * whether the signal was sent.
+ */
+export function signalProcess(ref: ProcessRef, signal: NodeJS.Signals, pgid?: number): boolean {
+  let pidfd: number;
+  try {
+    pidfd = pidfdOpen(ref.pid);
+  } catch (error) {
+    if (error instanceof NativeError && error.code === "ESRCH") return false;
+    throw error;
+  }
+  try {
+    const stat = processStat(ref.pid);
+    if (stat?.startTime !== ref.startTime || (pgid !== undefined && stat.pgid !== pgid)) return false;
+    pidfdSendSignal(pidfd, signal);
+    return true;
+  } catch (error) {
+    if (error instanceof NativeError && error.code === "ESRCH") return false;
+    throw error;
+  } finally {
+    closeSync(pidfd);
+  }
+}
+
+/**
+ * Whether process group `pgid` is still the group `anchor` belonged to: its
+ * leader (pid == pgid) is `anchor` itself or has exited, or `anchor` is
+ * verifiably still in it. While a leader or any member holds the number, the
+ * kernel cannot hand it to a new process, so a group whose leader exited is
+ * still the original one (spec: "a process group only when its leader
+ * matches or has exited").
+ */
+export function isSameGroup(pgid: number, anchor: ProcessRef): boolean {
+  const leader = processStat(pgid);
+  if (leader === null) return true;
+  const anchorStat = anchor.pid === pgid ? leader : processStat(anchor.pid);
+  return anchorStat?.startTime === anchor.startTime && (anchor.pid === pgid || anchorStat.pgid === pgid);
+}
+
+/** The live members of the group, or none if it is not `anchor`'s group any more (see isSameGroup). */
+export function verifiedMembers(pgid: number, anchor: ProcessRef): ProcessStat[] {
+  if (!isSameGroup(pgid, anchor)) return [];
+  return groupMembers(pgid).filter((member) => !isGone(member));
+}
+
+/** Sends `signal` to every verified live member of the group, each through its own pidfd; returns the pids signalled. */
+export function signalGroup(pgid: number, anchor: ProcessRef, signal: NodeJS.Signals): number[] {
+  return verifiedMembers(pgid, anchor)
+    .filter((member) => signalProcess(member, signal, pgid))
+    .map((member) => member.pid);
+}
+
+const POLL_MS = 25;
+
+/** Polls until `done()` holds or `deadline` (ms since epoch) passes; returns whether it held. */
+export async function waitUntil(done: () => boolean, deadline: number): Promise<boolean> {
+  for (;;) {
+    if (done()) return true;
+    if (Date.now() >= deadline) return false;
+    await sleep(POLL_MS);
+  }
+}
+
+// SIGKILL cannot be ignored; only a task stuck in uninterruptible sleep
+// outlives this, and a caller must not hang on it forever.
+const KILL_PATIENCE_MS = 5_000;
+
+/**
+ * SIGKILLs the group's verified members until none is left (new ones forked
+ * meanwhile are caught by the next round); returns every pid signalled.
+ */
+export async function killGroup(pgid: number, anchor: ProcessRef): Promise<number[]> {
+  const killed = new Set<number>();
+  await waitUntil(() => {
+    for (const pid of signalGroup(pgid, anchor, "SIGKILL")) killed.add(pid);
+    return verifiedMembers(pgid, anchor).length === 0;
+  }, Date.now() + KILL_PATIENCE_MS);
+  return [...killed];
+}
+
+/**
+ * Reaps those of `pids` that are zombie children of this process, by pid:
+ * orphans adopted through PR_SET_CHILD_SUBREAPER. Never pass a pid spawned
+ * through child_process, whose exit status belongs to Node.
+ */
+export function reapAdopted(pids: Iterable<number>): void {
+  for (const pid of pids) {
+    const stat = processStat(pid);
+    if (stat?.state !== "Z" || stat.ppid !== process.pid) continue;
+    try {
+      waitpid(pid, WNOHANG);
+    } catch (error) {
+      if (!(error instanceof NativeError && error.errno === ECHILD)) throw error;
+    }
+  }
+}
