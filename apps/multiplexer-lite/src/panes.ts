@@ -6,7 +6,6 @@ import {
   type Config,
   type DelegationOwner,
   delegatedEnv,
-  findAncestorRecord,
   killGroup,
   type Logger,
   type ProcessRef,
@@ -164,16 +163,16 @@ export class PaneTable {
   }
 
   #env(params: z.infer<typeof PaneNewParamsSchema>, parent: string, parentDepth: number, maxDepth: number): Record<string, string> {
-    const extra = { ...params.env, TERM: "xterm-256color" };
     if (params.envPolicy === "delegated") {
       const agent = params.agent ?? "pane";
       const configured = Object.values(this.host.config.agents).flatMap((a) => [
         ...a.credential_vars,
         ...(a.state_var ? [a.state_var] : []),
       ]);
+      // The caller's env goes through the same scrubbing: it cannot put back a key, a credential, HOME or the markers.
       return {
         ...delegatedEnv({
-          base: process.env,
+          base: { ...process.env, ...params.env },
           home: this.host.home,
           agent,
           ...(this.host.config.agents[agent]?.state_var ? { stateVar: this.host.config.agents[agent].state_var } : {}),
@@ -182,7 +181,7 @@ export class PaneTable {
           parentDepth,
           maxDepth,
         }),
-        ...extra,
+        TERM: "xterm-256color",
       };
     }
     // inherit: the daemon's environment, as tmux gives its server's, with this pane's markers.
@@ -190,7 +189,7 @@ export class PaneTable {
     for (const [key, value] of Object.entries(process.env)) {
       if (value !== undefined && key !== MARKER_PARENT && key !== MARKER_DEPTH) env[key] = value;
     }
-    return { ...env, ...extra, ...childMarkers(parent, parentDepth) };
+    return { ...env, ...params.env, TERM: "xterm-256color", ...childMarkers(parent, parentDepth) };
   }
 
   /** A pane's program ended: stop what it left in its group, drop its record, keep its status for wait and ls. */
@@ -226,11 +225,6 @@ export class PaneTable {
 
   async closeAll(): Promise<void> {
     await Promise.all(this.list().map((pane) => this.kill(pane)));
-  }
-
-  /** Whether `pid` runs inside one of this daemon's panes (by the delegation records). */
-  isInPane(pid: number): boolean {
-    return findAncestorRecord(this.host.home, pid) !== null;
   }
 }
 

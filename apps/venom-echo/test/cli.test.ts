@@ -2,7 +2,7 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { cleanupAll, cli, ECHO_BIN, startEcho, tempDir } from "./harness.js";
+import { cleanupAll, cli, ECHO_BIN, startEcho, tempDir } from "../../../testkit/daemon.js";
 
 afterAll(cleanupAll);
 

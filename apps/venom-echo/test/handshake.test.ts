@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { cleanupAll, connect, type EchoDaemon, RawClient, startEcho } from "./harness.js";
+import { cleanupAll, connect, RawClient, startEcho, type TestDaemon } from "../../../testkit/daemon.js";
 
-let daemon: EchoDaemon;
+let daemon: TestDaemon;
 beforeAll(async () => {
   daemon = await startEcho();
 });

@@ -3,9 +3,9 @@ import { chmodSync, mkdirSync, realpathSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { PROTOCOL } from "@venom/proto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { cleanupAll, cli, ECHO_BIN, type EchoDaemon, startEcho } from "./harness.js";
+import { cleanupAll, cli, ECHO_BIN, startEcho, type TestDaemon } from "../../../testkit/daemon.js";
 
-let daemon: EchoDaemon;
+let daemon: TestDaemon;
 beforeAll(async () => {
   daemon = await startEcho();
 });

@@ -1,9 +1,9 @@
 import { mkdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { cleanupAll, connect, type EchoDaemon, startEcho, tempDir } from "./harness.js";
+import { cleanupAll, connect, startEcho, type TestDaemon, tempDir } from "../../../testkit/daemon.js";
 
-let daemon: EchoDaemon;
+let daemon: TestDaemon;
 beforeAll(async () => {
   daemon = await startEcho({ files: { "hello.txt": "hello inside\n", ".env": "TOKEN=inside-secret\n" } });
 });

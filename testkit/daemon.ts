@@ -7,10 +7,12 @@ import { fileURLToPath } from "node:url";
 import { PROTOCOL } from "@venom/proto";
 import { answers, type ClientOptions, VenomClient } from "@venom/runtime";
 
-/** The built binary, run the way a user runs it. */
-export const ECHO_BIN = fileURLToPath(new URL("../dist/main.js", import.meta.url));
+/** The built binaries, run the way a user runs them. */
+export const ECHO_BIN = fileURLToPath(new URL("../apps/venom-echo/dist/main.js", import.meta.url));
+export const MUX_BIN = fileURLToPath(new URL("../apps/multiplexer-lite/dist/main.js", import.meta.url));
 
-export interface EchoDaemon {
+export interface TestDaemon {
+  bin: string;
   home: string;
   workspace: string;
   socket: string;
@@ -30,16 +32,34 @@ export function tempDir(prefix: string): string {
   return dir;
 }
 
+export interface StartOptions {
+  env?: NodeJS.ProcessEnv;
+  args?: string[];
+  files?: Record<string, string>;
+  config?: string;
+  /** Reuse a home (e.g. to restart after a crash). */
+  home?: string;
+  workspace?: string;
+}
+
 /** Start a real venom-echo daemon in a temp VENOM_HOME on a temp workspace. */
-export async function startEcho(
-  options: { env?: NodeJS.ProcessEnv; args?: string[]; files?: Record<string, string>; config?: string } = {},
-): Promise<EchoDaemon> {
-  const home = tempDir("home");
-  const workspace = tempDir("ws");
+export function startEcho(options: StartOptions = {}): Promise<TestDaemon> {
+  return startDaemon(ECHO_BIN, "echo", options);
+}
+
+/** Start a real venom-mux daemon in a temp VENOM_HOME on a temp workspace. */
+export function startMux(options: StartOptions = {}): Promise<TestDaemon> {
+  return startDaemon(MUX_BIN, "mux", options);
+}
+
+/** Start the daemon of `bin` with `serve`, and wait until its socket answers. */
+export async function startDaemon(bin: string, app: string, options: StartOptions = {}): Promise<TestDaemon> {
+  const home = options.home ?? tempDir("home");
+  const workspace = options.workspace ?? tempDir("ws");
   for (const [name, content] of Object.entries(options.files ?? {})) writeFileSync(join(workspace, name), content);
   if (options.config !== undefined) writeFileSync(join(home, "config.toml"), options.config);
   const env = { ...process.env, ...options.env, VENOM_HOME: home };
-  const proc = spawn(process.execPath, [ECHO_BIN, "serve", "--workspace", workspace, ...(options.args ?? [])], {
+  const proc = spawn(process.execPath, [bin, "serve", "--workspace", workspace, ...(options.args ?? [])], {
     env,
     stdio: ["ignore", "ignore", "pipe"],
   });
@@ -47,10 +67,10 @@ export async function startEcho(
   proc.stderr?.on("data", (d) => {
     stderr += d;
   });
-  const socket = join(home, "state", "echo.sock");
+  const socket = join(home, "state", `${app}.sock`);
   const deadline = Date.now() + 20_000;
   while (!(await answers(socket))) {
-    if (proc.exitCode !== null || Date.now() > deadline) throw new Error(`venom-echo did not start: ${stderr}`);
+    if (proc.exitCode !== null || Date.now() > deadline) throw new Error(`${app} daemon did not start: ${stderr}`);
     await new Promise((r) => setTimeout(r, 25));
   }
   const stop = async () => {
@@ -60,16 +80,20 @@ export async function startEcho(
     }
   };
   cleanups.push(() => proc.exitCode === null && proc.kill("SIGKILL"));
-  return { home, workspace, socket, proc, env, stop };
+  return { bin, home, workspace, socket, proc, env, stop };
 }
 
-export function connect(daemon: EchoDaemon, options: Partial<ClientOptions> = {}): Promise<VenomClient> {
+export function connect(daemon: TestDaemon, options: Partial<ClientOptions> = {}): Promise<VenomClient> {
   return VenomClient.connect(daemon.socket, { client: { name: "test", version: "0" }, ...options });
 }
 
-/** Run the CLI as a user would; returns exit code and output. */
-export function cli(daemon: { env: NodeJS.ProcessEnv }, args: string[], env: NodeJS.ProcessEnv = {}) {
-  const result = spawnSync(process.execPath, [ECHO_BIN, ...args], { env: { ...daemon.env, ...env }, encoding: "utf8", timeout: 30_000 });
+/** Run the daemon's CLI as a user would (venom-echo unless the daemon says otherwise); returns exit code and output. */
+export function cli(daemon: { env: NodeJS.ProcessEnv; bin?: string }, args: string[], env: NodeJS.ProcessEnv = {}) {
+  const result = spawnSync(process.execPath, [daemon.bin ?? ECHO_BIN, ...args], {
+    env: { ...daemon.env, ...env },
+    encoding: "utf8",
+    timeout: 30_000,
+  });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
