@@ -2,17 +2,24 @@ import { type AppDefinition, Daemon, type DaemonOptions, WorkspaceFs } from "@ve
 import type { EchoContext } from "./context.js";
 import { echoTool } from "./tools/echo.js";
 import { readTool } from "./tools/read.js";
+import { runTool } from "./tools/run.js";
 import { writeTool } from "./tools/write.js";
 import { VERSION } from "./version.js";
 
 /** venom-echo's tool table: the only tools its dispatcher knows. */
-export const echoTools = [echoTool, readTool, writeTool] as const;
+export const echoTools = [echoTool, readTool, writeTool, runTool] as const;
 
 export const echoApp: AppDefinition<EchoContext> = {
   app: "echo",
   server: { name: "venom-echo", version: VERSION },
   tools: echoTools,
-  createContext: (state) => ({ workspace: new WorkspaceFs(state.workspace), config: state.config }),
+  createContext: (state, daemon) => ({
+    workspace: new WorkspaceFs(state.workspace),
+    config: state.config,
+    session: state,
+    home: daemon.home,
+    owner: daemon.owner,
+  }),
   disposeContext: (context) => context.workspace.close(),
 };
 

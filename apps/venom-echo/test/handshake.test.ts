@@ -30,9 +30,9 @@ describe("handshake (DESIGN.md: first request must be hello)", () => {
     const hello = client.hello;
     expect(hello.server.name).toBe("venom-echo");
     expect(hello.principal).toMatchObject({ kind: "owner", depth: 0, uid: process.getuid?.() });
-    expect(hello.grant).toMatchObject({ tools: ["echo", "read", "write"], policy: "on-risk", manage: true });
+    expect(hello.grant).toMatchObject({ tools: ["echo", "read", "run", "write"], policy: "on-risk", manage: true });
     expect(hello.snapshot.fingerprint).toMatch(/^[0-9a-f]{64}$/);
-    expect(hello.snapshot.tools.map((t) => t.name)).toEqual(["echo", "read", "write"]);
+    expect(hello.snapshot.tools.map((t) => t.name)).toEqual(["echo", "read", "run", "write"]);
     expect(hello.notices.join("\n")).toMatch(/no sandbox is active/);
     // The fingerprint is stable across sessions of the same daemon.
     const again = await connect(daemon);

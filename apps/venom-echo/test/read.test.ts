@@ -138,7 +138,7 @@ describe("read is contained in the session workspace (spec, Tool rules)", () => 
     mkdirSync(join(project, ".venom"));
     writeFileSync(join(project, ".venom", "config.toml"), '[tools]\ndisabled = ["read"]\n');
     const client = await connect(daemon, { workspace: project });
-    expect(client.hello.grant.tools).toEqual(["echo", "write"]);
+    expect(client.hello.grant.tools).toEqual(["echo", "run", "write"]);
     await expect(client.callTool("read", { path: "x" })).rejects.toMatchObject({ code: -32005 });
     client.close();
     writeFileSync(join(project, ".venom", "config.toml"), "[approval]\nauto_approve = true\n");

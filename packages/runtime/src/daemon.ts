@@ -27,7 +27,7 @@ export interface AppDefinition<Context> {
   /** Runs first when the daemon stops, e.g. to end every pane. */
   beforeStop?(): Promise<void>;
   /** What tools see of a session (e.g. its workspace opened as a directory fd). */
-  createContext(state: SessionState): Context;
+  createContext(state: SessionState, daemon: Daemon<Context>): Context;
   /** Release what createContext took, when the session's connection closes. */
   disposeContext?(context: Context): void;
 }
@@ -87,6 +87,9 @@ export class Daemon<Context> implements ConnectionHost<Context> {
   }
   get server(): { name: string; version: string } {
     return this.definition.server;
+  }
+  get home(): VenomHome {
+    return this.options.home;
   }
   get socketPath(): string {
     return this.options.home.socket(this.definition.app);
@@ -165,20 +168,32 @@ export class Daemon<Context> implements ConnectionHost<Context> {
     this.#connections.add(connection);
   }
 
+  /**
+   * What the server observed about a peer beyond its environment: whether it,
+   * or any ancestor, is a process recorded in one of this instance's delegation
+   * records. That catches `env -i venom-echo stop` run inside a delegated process.
+   */
   helloContext(transport: Transport, peer: PeerFacts): HelloContext {
-    return {
+    const base = {
       app: this.definition.app,
       transport,
       peer,
-      observed: [],
       snapshot: this.snapshot,
       config: this.options.config,
       workspace: this.workspace,
     };
+    const record = findAncestorRecord(this.options.home, peer.pid);
+    if (!record) return { ...base, observed: [] };
+    return {
+      ...base,
+      observed: [{ markers: { depth: record.depth, parent: record.parent }, evidence: "ancestry" }],
+      parentWorkspace: record.workspace,
+      parentGrant: record.grant,
+    };
   }
 
   createContext(state: SessionState): Context {
-    return this.definition.createContext(state);
+    return this.definition.createContext(state, this);
   }
 
   disposeContext(context: Context): void {

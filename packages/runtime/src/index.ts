@@ -15,4 +15,5 @@ export * from "./process-runner.js";
 export * from "./rpc.js";
 export * from "./secret.js";
 export * from "./session.js";
+export * from "./tool-env.js";
 export * from "./workspace-fs.js";

@@ -1,0 +1,108 @@
+import { randomBytes } from "node:crypto";
+import { defineTool, ToolFailure } from "@venom/proto";
+import { removeRecord, runProcess, toolEnv, writeRecord } from "@venom/runtime";
+import { z } from "zod";
+import type { EchoContext } from "../context.js";
+
+const RunInput = z
+  .strictObject({
+    argv: z
+      .array(z.string().max(64 * 1024))
+      .min(1)
+      .max(1024)
+      .optional(),
+    command: z
+      .string()
+      .min(1)
+      .max(64 * 1024)
+      .optional(),
+    cwd: z.string().min(1).max(4096).optional(),
+  })
+  .refine((i) => (i.argv === undefined) !== (i.command === undefined), { message: "give exactly one of argv and command" });
+type RunInput = z.infer<typeof RunInput>;
+
+/**
+ * Run a program for the session: argv without a shell, or a command through
+ * /bin/bash -lc. Its own process group, a wall-clock deadline, bounded output;
+ * recorded as a delegation while it runs, so it and its descendants are
+ * delegates to every Venom daemon of this instance. Not sandboxed.
+ */
+export const runTool = defineTool<RunInput, EchoContext>({
+  name: "run",
+  description:
+    "Run a program in the session workspace (argv without a shell, or command via /bin/bash -lc) in its own process group, with a timeout and bounded output. It runs with your user's full permissions: not sandboxed.",
+  input: RunInput,
+  capabilities: ["fs.read", "fs.write", "process", "network", "env.read"],
+  effect: "mutating",
+  replay: "unsafe",
+  summarize: (input) =>
+    `${input.command !== undefined ? `bash -lc ${JSON.stringify(input.command)}` : JSON.stringify(input.argv)}${input.cwd ? ` in ${input.cwd}` : ""}`,
+  run: async (input, call) => {
+    const { session, home, owner, config } = call.context;
+    const depth = session.principal.depth + 1;
+    const maxDepth = session.config.agent.max_delegation_depth;
+    if (depth > maxDepth) {
+      throw new ToolFailure(
+        `refused: the process would run at delegation depth ${depth}, over the limit of ${maxDepth} (agent.max_delegation_depth)`,
+      );
+    }
+    const id = `echo-${owner.instance.slice(0, 8)}-${randomBytes(4).toString("hex")}`;
+    const parent = `${owner.instance}/${id}`;
+    try {
+      const result = await runProcess({
+        ...(input.argv ? { argv: input.argv } : { command: input.command as string }),
+        cwd: input.cwd ?? ".",
+        workspaceRoot: session.workspace,
+        env: toolEnv(process.env, parent, session.principal.depth),
+        timeoutSeconds: call.timeoutSeconds,
+        // Room for the runner's "output truncated" line within the bound the dispatcher enforces.
+        maxOutputBytes: Math.max(0, config.tools.max_output_bytes - 128),
+        signal: call.signal,
+        onSpawn: (spawned) =>
+          writeRecord(home, {
+            id,
+            owner,
+            pid: spawned.pid,
+            startTime: spawned.startTime,
+            pgid: spawned.pgid,
+            parent,
+            depth,
+            grant: session.grant,
+            label: `[echo run ${call.callId}]`,
+            workspace: session.workspace,
+            createdAt: new Date().toISOString(),
+          }),
+      });
+      const data = {
+        exitCode: result.exitCode,
+        signal: result.signal,
+        timedOut: result.timedOut,
+        truncated: result.truncated,
+        outputBytes: result.outputBytes,
+      };
+      if (result.cancelled) {
+        return {
+          status: "uncertain",
+          content: result.output,
+          data,
+          error: { message: "cancelled: the process group was stopped; it may already have had effects", retry: "forbidden" },
+        };
+      }
+      if (result.timedOut) {
+        return {
+          status: "failed",
+          content: result.output,
+          data,
+          error: { message: `timed out after ${call.timeoutSeconds}s: the process group was killed`, retry: "forbidden" },
+        };
+      }
+      if (result.exitCode !== 0) {
+        const how = result.signal ? `was killed by ${result.signal}` : `exited with code ${result.exitCode}`;
+        return { status: "failed", content: result.output, data, error: { message: `the process ${how}`, retry: "forbidden" } };
+      }
+      return { content: result.output, data };
+    } finally {
+      removeRecord(home, id);
+    }
+  },
+});
