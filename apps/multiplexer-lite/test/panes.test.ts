@@ -1,0 +1,285 @@
+import { readdirSync, readFileSync, symlinkSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { cleanupAll, cli, connect, RawClient, startMux, type TestDaemon } from "../../../testkit/daemon.js";
+
+afterAll(cleanupAll);
+
+/** Poll the pane's screen until it matches. */
+async function screenMatches(daemon: TestDaemon, target: string, pattern: RegExp, args: string[] = []): Promise<string> {
+  let last = "";
+  for (let i = 0; i < 300; i++) {
+    last = cli(daemon, ["capture", "-t", target, ...args]).stdout;
+    if (pattern.test(last)) return last;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`pane ${target} never showed ${pattern}:\n${last}`);
+}
+
+function alive(pid: number): boolean {
+  try {
+    return !/^\d+ \(.*\) [ZX] /.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
+  } catch {
+    return false;
+  }
+}
+
+const shell = ["--", "bash", "--norc", "--noprofile"];
+
+describe("venom-mux panes", () => {
+  it("new, ls, send, capture: a round trip as a tmux user would type it", async () => {
+    const mux = await startMux();
+    expect(cli(mux, ["new", "-d", "-n", "work", ...shell]).stdout).toBe("%1 work\n");
+    expect(cli(mux, ["ls"]).stdout).toMatch(/^%1 work: bash --norc --noprofile \[80x24\] running\n$/);
+    expect(cli(mux, ["send", "-t", "work", "echo $((6*7))", "Enter"]).code).toBe(0);
+    await screenMatches(mux, "work", /^42$/m);
+    // By id and by index too.
+    expect(cli(mux, ["capture", "-t", "%1"]).stdout).toMatch(/^42$/m);
+    expect(cli(mux, ["capture", "1"]).stdout).toMatch(/^42$/m);
+    const unknown = cli(mux, ["capture", "-t", "nope"]);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toMatch(/no pane "nope" \(panes: %1 work\)/);
+    await mux.stop();
+  });
+
+  it("capture follows tmux: -S/-E reach into scrollback, -J joins wrapped lines, -e keeps colours", async () => {
+    const mux = await startMux();
+    cli(mux, ["new", "-d", "-n", "p", ...shell]);
+    cli(mux, [
+      "send",
+      "-t",
+      "p",
+      "for i in $(seq 1 60); do echo line$i; done; printf '\\033[31mred\\033[0m\\n'; printf 'x%.0s' $(seq 1 100); echo",
+      "Enter",
+    ]);
+    await screenMatches(mux, "p", /^red$/m);
+    const history = cli(mux, ["capture", "-t", "p", "-S", "-", "-E", "-1"]).stdout;
+    expect(history).toMatch(/^line1$/m);
+    expect(history).not.toMatch(/^red$/m);
+    const visible = cli(mux, ["capture", "-t", "p"]).stdout;
+    expect(visible).not.toMatch(/^line1$/m);
+    expect(visible.split("\n").length).toBe(25);
+    expect(cli(mux, ["capture", "-t", "p"]).stdout).toMatch(/^x{80}$/m);
+    expect(cli(mux, ["capture", "-t", "p", "-J"]).stdout).toMatch(/^x{100}$/m);
+    expect(cli(mux, ["capture", "-t", "p", "-e"]).stdout).toContain("\x1b[0;31mred\x1b[0m");
+    await mux.stop();
+  });
+
+  it("resize reaches `stty size` in the pane", async () => {
+    const mux = await startMux();
+    cli(mux, ["new", "-d", "-n", "r", ...shell]);
+    expect(cli(mux, ["resize", "-t", "r", "-x", "100", "-y", "30"]).code).toBe(0);
+    cli(mux, ["send", "-t", "r", "stty size", "Enter"]);
+    await screenMatches(mux, "r", /^30 100$/m);
+    await mux.stop();
+  });
+
+  it("every pane carries the markers and a delegation record; management typed in a pane is refused and the daemon lives", async () => {
+    const mux = await startMux();
+    cli(mux, ["new", "-d", "-n", "agent", ...shell]);
+    cli(mux, ["send", "-t", "agent", "env | grep ^VENOM_ | sort", "Enter"]);
+    await screenMatches(mux, "agent", /VENOM_DELEGATION_DEPTH=1\s+VENOM_HOME=\S+\s+VENOM_PARENT=[0-9a-f-]+\/mux-/);
+    expect(readdirSync(join(mux.home, "state", "delegations"))).toHaveLength(1);
+    const bin = `${process.execPath} ${mux.bin}`;
+    cli(mux, ["send", "-t", "agent", `clear; ${bin} stop; echo "plain=$?"`, "Enter"]);
+    await screenMatches(mux, "agent", /plain=3/);
+    expect(cli(mux, ["capture", "-t", "agent", "-J"]).stdout).toMatch(/refused: .*Run it from a terminal outside the multiplexer/);
+    cli(mux, ["send", "-t", "agent", `clear; env -i VENOM_HOME=${mux.home} ${bin} stop; echo "cleared=$?"`, "Enter"]);
+    await screenMatches(mux, "agent", /cleared=1/);
+    expect(cli(mux, ["capture", "-t", "agent", "-J"]).stdout).toMatch(
+      /evidence: ancestry\)\. Run it from a terminal outside venom-mux's delegated processes \(outside the multiplexer's panes\)/,
+    );
+    expect(cli(mux, ["ls"]).stdout).toMatch(/%1 agent/);
+    await mux.stop();
+  });
+
+  it("a pane made from inside a pane is one level deeper, and max depth is refused with a clear error", async () => {
+    const mux = await startMux();
+    cli(mux, ["new", "-d", "-n", "outer", ...shell]);
+    const bin = `${process.execPath} ${mux.bin}`;
+    cli(mux, ["send", "-t", "outer", `${bin} new -d -n inner -- bash --norc --noprofile; echo "made=$?"`, "Enter"]);
+    await screenMatches(mux, "outer", /made=0/);
+    cli(mux, ["send", "-t", "inner", "echo depth=$VENOM_DELEGATION_DEPTH", "Enter"]);
+    await screenMatches(mux, "inner", /^depth=2$/m);
+    cli(mux, ["send", "-t", "inner", `${bin} new -d -n third; echo "third=$?"`, "Enter"]);
+    await screenMatches(mux, "inner", /third=1/);
+    expect(cli(mux, ["capture", "-t", "inner", "-J"]).stdout).toMatch(/depth 3, over the limit of 2 \(agent\.max_delegation_depth\)/);
+    await mux.stop();
+  });
+
+  it("kill ends the pane's whole process group, including a grandchild that ignores TERM", async () => {
+    const mux = await startMux();
+    const pane = JSON.parse(
+      cli(mux, [
+        "new",
+        "-d",
+        "--json",
+        "--",
+        "bash",
+        "--norc",
+        "-c",
+        "trap '' TERM; (trap '' TERM; sleep 300) & echo $! > gc; exec sleep 300",
+      ]).stdout,
+    );
+    let grandchild = 0;
+    for (let i = 0; i < 200 && !grandchild; i++) {
+      try {
+        grandchild = Number(readFileSync(join(mux.workspace, "gc"), "utf8"));
+      } catch {
+        await new Promise((r) => setTimeout(r, 25));
+      }
+    }
+    expect(alive(grandchild)).toBe(true);
+    expect(cli(mux, ["kill", "-t", pane.id]).code).toBe(0);
+    expect(alive(grandchild)).toBe(false);
+    expect(alive(pane.pid)).toBe(false);
+    expect(cli(mux, ["ls"]).stdout).toBe("");
+    expect(readdirSync(join(mux.home, "state", "delegations"))).toEqual([]);
+    await mux.stop();
+  });
+
+  it("wait returns the program's exit code, and ls keeps the status", async () => {
+    const mux = await startMux();
+    cli(mux, ["new", "-d", "-n", "job", "--", "sh", "-c", "exit 7"]);
+    expect(cli(mux, ["wait", "-t", "job"]).code).toBe(7);
+    expect(cli(mux, ["ls"]).stdout).toMatch(/%1 job: sh -c exit 7 \[80x24\] exited 7/);
+    cli(mux, ["new", "-d", "-n", "long", "--", "sleep", "300"]);
+    expect(cli(mux, ["wait", "-t", "long", "--timeout", "0.2"]).code).toBe(124);
+    await mux.stop();
+  });
+
+  it("a pane cwd outside the workspace is refused, through a symlink too; inside works", async () => {
+    const mux = await startMux();
+    symlinkSync("/tmp", join(mux.workspace, "out"));
+    for (const dir of ["/tmp", "out", ".."]) {
+      const result = cli(mux, ["new", "-d", "-c", dir, "--", "true"]);
+      expect(result.code, dir).toBe(1);
+      expect(result.stderr).toMatch(/cwd/);
+    }
+    expect(cli(mux, ["new", "-d", "-c", mux.workspace, "--", "true"]).code).toBe(0);
+    expect(cli(mux, ["new", "-d", "--", "no-such-program-xyz"]).stderr).toMatch(/no such program: no-such-program-xyz/);
+    await mux.stop();
+  });
+
+  it("delegated panes carry no *_API_KEY or declared credential, and get a private HOME", async () => {
+    const mux = await startMux({
+      env: { OPENAI_API_KEY: "canary-openai", CLAUDE_CODE_OAUTH_TOKEN: "canary-oauth", GROK_TOKEN: "canary-grok" },
+    });
+    const client = await connect(mux);
+    const pane = await client.request("pane/new", {
+      argv: ["sh", "-c", "env > env.txt"],
+      envPolicy: "delegated",
+      agent: "claude",
+      env: { SNEAKY_API_KEY: "canary-sneaky", HOME: "/root" },
+    });
+    await client.request("pane/wait", { target: pane.id });
+    client.close();
+    const env = readFileSync(join(mux.workspace, "env.txt"), "utf8");
+    expect(env).not.toMatch(/canary-/);
+    expect(env).toMatch(new RegExp(`^HOME=${join(mux.home, "agents", "claude")}$`, "m"));
+    expect(env).toMatch(/^VENOM_DELEGATION_DEPTH=1$/m);
+    await mux.stop();
+  });
+
+  it("kill -9 of the daemon then a restart leaves no orphan", async () => {
+    const mux = await startMux();
+    const pane = JSON.parse(cli(mux, ["new", "-d", "--json", "--", "bash", "--norc", "-c", "sleep 300 & echo $! > gc; wait"]).stdout);
+    let grandchild = 0;
+    for (let i = 0; i < 200 && !grandchild; i++) {
+      try {
+        grandchild = Number(readFileSync(join(mux.workspace, "gc"), "utf8"));
+      } catch {
+        await new Promise((r) => setTimeout(r, 25));
+      }
+    }
+    mux.proc.kill("SIGKILL");
+    await new Promise((r) => mux.proc.once("exit", r));
+    expect(alive(grandchild)).toBe(true);
+    const again = await startMux({ home: mux.home, workspace: mux.workspace });
+    expect(alive(grandchild)).toBe(false);
+    expect(alive(pane.pid)).toBe(false);
+    expect(readdirSync(join(mux.home, "state", "delegations"))).toEqual([]);
+    await again.stop();
+  });
+
+  it("max panes is enforced with a clear error", async () => {
+    const mux = await startMux({ config: "[mux]\nmax_panes = 2\n" });
+    expect(cli(mux, ["new", "-d", "--", "sleep", "300"]).code).toBe(0);
+    expect(cli(mux, ["new", "-d", "--", "sleep", "300"]).code).toBe(0);
+    const third = cli(mux, ["new", "-d", "--", "sleep", "300"]);
+    expect(third.code).toBe(1);
+    expect(third.stderr).toMatch(/at most 2 panes \(mux\.max_panes\)/);
+    await mux.stop();
+  });
+
+  it("stop ends every pane", async () => {
+    const mux = await startMux();
+    const a = JSON.parse(cli(mux, ["new", "-d", "--json", "--", "sleep", "300"]).stdout);
+    const b = JSON.parse(cli(mux, ["new", "-d", "--json", "--", "sh", "-c", "trap '' TERM; sleep 300"]).stdout);
+    expect(cli(mux, ["stop"]).code).toBe(0);
+    expect(alive(a.pid)).toBe(false);
+    expect(alive(b.pid)).toBe(false);
+  });
+});
+
+function rssBytes(pid: number): number {
+  const match = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+  return Number(match?.[1]) * 1024;
+}
+
+describe("slow clients (tmux: a client that falls behind is redrawn, never waited for)", () => {
+  it("a client that stops reading while the pane prints 200 MB stalls neither the pane, a second client, nor daemon memory", async () => {
+    const mux = await startMux();
+    const pane = JSON.parse(
+      cli(mux, [
+        "new",
+        "-d",
+        "--json",
+        "-n",
+        "flood",
+        "--",
+        "sh",
+        "-c",
+        "sleep 1; yes 0123456789abcdefghijklmnopqrstuvwxyz | head -c 200000000; echo; echo FLOOD-DONE; sleep 300",
+      ]).stdout,
+    );
+    // The stalled client: attaches, then never reads again.
+    const stalled = await RawClient.open(mux.socket);
+    stalled.hello();
+    await stalled.next();
+    stalled.request(2, "pane/attach", { target: pane.id });
+    await stalled.next(2);
+    stalled.socket.pause();
+
+    const baseline = rssBytes(mux.proc.pid as number);
+    let peak = baseline;
+    const watcher = await connect(mux);
+    let captures = 0;
+    for (;;) {
+      peak = Math.max(peak, rssBytes(mux.proc.pid as number));
+      const { text } = await watcher.request("pane/capture", { target: "flood" });
+      captures++;
+      if (text.includes("FLOOD-DONE")) break;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    // The second client was answered all along, and memory stayed bounded although 200 MB went by.
+    expect(captures).toBeGreaterThan(3);
+    expect(peak - baseline).toBeLessThan(150 * 1024 * 1024);
+
+    // Once the stalled client reads again it gets a redraw of the current screen, not the backlog.
+    stalled.socket.resume();
+    let redraw: any;
+    for (let i = 0; i < 400 && !redraw; i++) {
+      redraw = stalled.lines.find((l: any) => l.method === "pane/redraw");
+      if (!redraw) await new Promise((r) => setTimeout(r, 25));
+    }
+    expect(redraw?.params.screen).toContain("FLOOD-DONE");
+    const received = stalled.lines
+      .filter((l: any) => l.method === "pane/output")
+      .reduce((n: number, l: any) => n + l.params.data.length, 0);
+    expect(received).toBeLessThan(50 * 1024 * 1024);
+    stalled.close();
+    watcher.close();
+    await mux.stop();
+  });
+});
