@@ -177,11 +177,21 @@ function finish(definition: ToolDefinition, result: ToolResult, maxOutputBytes: 
   return out;
 }
 
+/**
+ * Bound the content as it will travel: its JSON-encoded UTF-8 size, which is
+ * what counts against a frame (a control byte costs six bytes as `\u0001`).
+ * The head is kept and the cut is said.
+ */
 function boundBytes(text: string, max: number): string {
-  const bytes = Buffer.from(text, "utf8");
-  if (bytes.length <= max) return text;
-  const note = `\n[output cut: ${bytes.length} bytes, ${max} kept]`;
-  return bytes.subarray(0, Math.max(0, max - note.length)).toString("utf8") + note;
+  const encoded = (t: string) => Buffer.byteLength(JSON.stringify(t));
+  const size = encoded(text);
+  if (size <= max) return text;
+  const note = `\n[output cut: ${Buffer.byteLength(text)} bytes, about ${max} kept]`;
+  let keep = text.slice(0, max);
+  while (keep.length > 0 && encoded(keep + note) > max) {
+    keep = keep.slice(0, Math.floor((keep.length * max) / encoded(keep + note)) - 8);
+  }
+  return keep + note;
 }
 
 /**

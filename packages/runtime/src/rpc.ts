@@ -40,6 +40,7 @@ export class RpcPeer {
   readonly #pending = new Map<RequestId, { resolve(v: unknown): void; reject(e: Error): void }>();
   readonly #splitter: LineSplitter;
   readonly #maxQueued: number;
+  readonly #frameLimit: number;
   #closed = false;
 
   constructor(
@@ -48,7 +49,8 @@ export class RpcPeer {
     private readonly handlers: RpcHandlers,
     options: RpcOptions = {},
   ) {
-    this.#splitter = new LineSplitter(options.frameLimit ?? DEFAULT_FRAME_LIMIT);
+    this.#frameLimit = options.frameLimit ?? DEFAULT_FRAME_LIMIT;
+    this.#splitter = new LineSplitter(this.#frameLimit);
     this.#maxQueued = options.maxQueuedBytes ?? 16 * 1024 * 1024;
     input.on("data", (chunk: Buffer) => this.#onData(chunk));
     input.on("end", () => this.close());
@@ -126,7 +128,18 @@ export class RpcPeer {
       this.close();
       return;
     }
-    this.output.write(`${JSON.stringify(message)}\n`);
+    const line = JSON.stringify(message);
+    // Never send what the peer must refuse: a reply over the frame limit becomes an error reply instead.
+    if (Buffer.byteLength(line) >= this.#frameLimit) {
+      const id = (message as { id?: RequestId }).id;
+      this.handlers.diagnostic?.("outgoing message over the frame limit, replaced by an error");
+      if (id === undefined) return;
+      this.output.write(
+        `${JSON.stringify({ jsonrpc: "2.0", id, error: { code: ErrorCode.InternalError, message: "the reply was over the frame limit" } })}\n`,
+      );
+      return;
+    }
+    this.output.write(`${line}\n`);
   }
 
   #onData(chunk: Buffer): void {

@@ -163,6 +163,17 @@ export function clientGate(rpc: RpcPeer, declared: boolean): ApprovalGate {
   };
 }
 
+/**
+ * Room a result needs beside its content in one frame: the JSON-RPC envelope,
+ * `data` (at most 64 KiB) and an error message (at most 1 KiB).
+ */
+const RESULT_OVERHEAD = 80 * 1024;
+
+/** A tool's content is bounded by tools.max_output_bytes and always fits one frame with room to spare. */
+export function outputBound(config: Config): number {
+  return Math.max(1024, Math.min(config.tools.max_output_bytes, config.protocol.max_frame_bytes - RESULT_OVERHEAD));
+}
+
 export function dispatchSession<Context>(
   state: SessionState,
   gate: ApprovalGate,
@@ -174,7 +185,7 @@ export function dispatchSession<Context>(
     snapshot: state.snapshot,
     gate,
     label: state.label,
-    limits: { maxTimeoutSeconds: state.config.tools.max_timeout_seconds, maxOutputBytes: state.config.tools.max_output_bytes },
+    limits: { maxTimeoutSeconds: state.config.tools.max_timeout_seconds, maxOutputBytes: outputBound(state.config) },
     context,
     onEvent,
   };

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { defineTool, ToolFailure } from "@venom/proto";
-import { removeRecord, runProcess, toolEnv, writeRecord } from "@venom/runtime";
+import { outputBound, removeRecord, runProcess, toolEnv, writeRecord } from "@venom/runtime";
 import { z } from "zod";
 import type { EchoContext } from "../context.js";
 
@@ -38,7 +38,7 @@ export const runTool = defineTool<RunInput, EchoContext>({
   summarize: (input) =>
     `${input.command !== undefined ? `bash -lc ${JSON.stringify(input.command)}` : JSON.stringify(input.argv)}${input.cwd ? ` in ${input.cwd}` : ""}`,
   run: async (input, call) => {
-    const { session, home, owner, config } = call.context;
+    const { session, home, owner } = call.context;
     const depth = session.principal.depth + 1;
     const maxDepth = session.config.agent.max_delegation_depth;
     if (depth > maxDepth) {
@@ -56,7 +56,7 @@ export const runTool = defineTool<RunInput, EchoContext>({
         env: toolEnv(process.env, parent, session.principal.depth),
         timeoutSeconds: call.timeoutSeconds,
         // Room for the runner's "output truncated" line within the bound the dispatcher enforces.
-        maxOutputBytes: Math.max(0, config.tools.max_output_bytes - 128),
+        maxOutputBytes: Math.max(0, outputBound(session.config) - 128),
         signal: call.signal,
         onSpawn: (spawned) =>
           writeRecord(home, {

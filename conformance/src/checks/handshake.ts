@@ -1,0 +1,65 @@
+import { DaemonStatusResultSchema, ErrorCode, PROTOCOL } from "@venom/proto";
+import { type Check, design, rfc0008, securityModel } from "../check.js";
+import { expect, expectResult } from "../verdict.js";
+
+const HANDSHAKE_RULE = securityModel("Network and protocol", "Both transports require the versioned handshake.");
+
+export const handshakeChecks: readonly Check[] = [
+  {
+    id: "handshake/first-message",
+    level: "MUST",
+    requirement: HANDSHAKE_RULE,
+    also: [design("Wire protocol", "Anything else first: error, close.")],
+    expected: `a request before hello gets no result: error ${ErrorCode.HelloRequired} and the connection closes`,
+    async run(ctx) {
+      const client = await ctx.connect("early");
+      return ctx.expectFailClosed(
+        client,
+        { jsonrpc: "2.0", id: 1, method: "tools/list" },
+        ErrorCode.HelloRequired,
+        "tools/list before hello",
+      );
+    },
+  },
+  {
+    id: "handshake/version",
+    level: "MUST",
+    requirement: HANDSHAKE_RULE,
+    also: [design("Wire protocol", "Unknown version: error naming the supported ones, close.")],
+    expected: `hello with an unknown protocol version gets error ${ErrorCode.UnsupportedProtocol} listing ${PROTOCOL} in data.supported, and the connection closes`,
+    async run(ctx) {
+      const client = await ctx.connect("future");
+      const hello = { protocol: "venom/999", client: { name: "venom-conformance", version: "0" } };
+      const outcome = await ctx.expectFailClosed(
+        client,
+        { jsonrpc: "2.0", id: 1, method: "hello", params: hello },
+        ErrorCode.UnsupportedProtocol,
+        "hello venom/999",
+      );
+      const supported = (client.replies[0]?.error?.data as { supported?: unknown } | undefined)?.supported;
+      expect(
+        Array.isArray(supported) && supported.includes(PROTOCOL),
+        `the refusal does not name the supported versions (data.supported: ${JSON.stringify(supported) ?? "absent"})`,
+      );
+      return `${outcome}; supported: ${JSON.stringify(supported)}`;
+    },
+  },
+  {
+    id: "handshake/no-sandbox-notice",
+    level: "MUST",
+    requirement: rfc0008(
+      "Threat boundary",
+      "It must warn on first run and in help/health output that no permission or sandbox extension is active.",
+    ),
+    also: [design("Wire protocol", '`notices` (including "no sandbox is active" while that is true)')],
+    expected: "hello's notices and daemon/status's notices both say that no sandbox is active",
+    async run(ctx) {
+      const { client, hello } = await ctx.session();
+      const status = expectResult(await client.request("daemon/status"), DaemonStatusResultSchema, "daemon/status");
+      const warns = (notices: string[]) => notices.some((notice) => /sandbox/i.test(notice));
+      expect(warns(hello.notices), `hello's notices do not mention the missing sandbox: ${JSON.stringify(hello.notices)}`);
+      expect(warns(status.notices), `daemon/status's notices do not mention the missing sandbox: ${JSON.stringify(status.notices)}`);
+      return "hello and daemon/status both carry the no-sandbox notice";
+    },
+  },
+];

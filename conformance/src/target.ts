@@ -1,0 +1,88 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { createConnection } from "node:net";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { ownEnv, type Target } from "./context.js";
+
+/** A daemon the suite started for the run, and stops after it. */
+export interface StartedTarget extends Target {
+  stop(): Promise<void>;
+}
+
+export class UsageError extends Error {
+  override readonly name = "UsageError";
+}
+
+/** The variable the canary is planted in: named like a credential, so any key filter would treat it as one. */
+export const CANARY_VARIABLE = "VENOM_CONFORMANCE_CANARY_API_KEY";
+const MAX_PRINTED = 4 * 1024 * 1024;
+
+/** Start one of our own daemons in a temporary VENOM_HOME and workspace, with a canary in its environment. */
+export async function startTarget(name: string): Promise<StartedTarget> {
+  if (name === "mux" || name === "orch")
+    throw new UsageError(`--target ${name}: venom-${name} is not available yet; only echo can be started`);
+  if (name !== "echo") throw new UsageError(`--target must be echo, mux or orch (got ${JSON.stringify(name)})`);
+  const main = join(dirname(fileURLToPath(import.meta.resolve("@venom/echo"))), "main.js");
+  const home = mkdtempSync(join(tmpdir(), "venom-conformance-home-"));
+  const workspace = mkdtempSync(join(tmpdir(), "venom-conformance-workspace-"));
+  const canary = `venom-canary-${randomBytes(16).toString("hex")}`;
+  const env = { ...ownEnv(), VENOM_HOME: home, [CANARY_VARIABLE]: canary };
+  const child = spawn(process.execPath, [main, "serve", "--workspace", workspace], { env, stdio: ["ignore", "pipe", "pipe"] });
+  let printed = "";
+  const keep = (chunk: Buffer) => {
+    if (printed.length < MAX_PRINTED) printed += chunk.toString();
+  };
+  child.stdout?.on("data", keep);
+  child.stderr?.on("data", keep);
+  const stop = async () => {
+    await end(child);
+    rmSync(home, { recursive: true, force: true });
+    rmSync(workspace, { recursive: true, force: true });
+  };
+  const socket = join(home, "state", "echo.sock");
+  if (!(await listening(socket, child))) {
+    await stop();
+    throw new Error(`venom-echo did not start within 15s${printed ? `: ${printed.trim().slice(0, 2000)}` : ""}`);
+  }
+  return {
+    socket,
+    workspace,
+    home,
+    canary,
+    stdio: { command: process.execPath, args: [main, "serve", "--stdio", "--workspace", workspace], env },
+    diagnostics: () => printed,
+    stop,
+  };
+}
+
+/** Wait until the socket accepts a connection, while the daemon is alive. */
+async function listening(socket: string, child: ChildProcess): Promise<boolean> {
+  for (
+    const deadline = Date.now() + 15_000;
+    Date.now() < deadline && child.exitCode === null;
+    await new Promise((r) => setTimeout(r, 50))
+  ) {
+    const accepted = await new Promise<boolean>((resolve) => {
+      const probe = createConnection(socket, () => {
+        probe.destroy();
+        resolve(true);
+      });
+      probe.on("error", () => resolve(false));
+    });
+    if (accepted) return true;
+  }
+  return false;
+}
+
+/** SIGTERM, then SIGKILL if it has not exited within 5s. */
+async function end(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  child.kill("SIGTERM");
+  const timer = setTimeout(() => child.kill("SIGKILL"), 5_000);
+  await exited;
+  clearTimeout(timer);
+}

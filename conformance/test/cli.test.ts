@@ -1,0 +1,106 @@
+import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { CHECKS } from "../src/registry.js";
+import { judge } from "../src/report.js";
+import type { CheckResult, Status } from "../src/run.js";
+import { startBrokenDaemon } from "./fixtures/broken-daemon.js";
+
+const MAIN = join(import.meta.dirname, "../dist/main.js");
+const scratch = mkdtempSync(join(tmpdir(), "conformance-cli-"));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+/** Run the built binary without blocking this process: the fixture daemon it talks to lives here. */
+function cli(...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [MAIN, ...args], { stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk) => (stdout += chunk));
+    child.stderr.on("data", (chunk) => (stderr += chunk));
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+const results = (...statuses: [string, Status][]) => statuses.map(([id, status]) => ({ id, status }) as CheckResult);
+
+describe("venom-conformance", () => {
+  it("passes venom-echo: every applicable check, exit 0, with JSON and JUnit reports", async () => {
+    const json = join(scratch, "echo.json");
+    const junit = join(scratch, "echo.xml");
+    const run = await cli("--target", "echo", "--json", json, "--junit", junit);
+    expect(run.stdout.split("\n").filter((line) => /^(FAIL|WARN)/.test(line))).toEqual([]);
+    expect(run.stdout).toMatch(/^\d+ passed, 0 failed, 0 warned, \d+ not-applicable$/m);
+    expect(run.code, run.stdout).toBe(0);
+    const report = JSON.parse(readFileSync(json, "utf8"));
+    expect(report.results.map((r: CheckResult) => r.id)).toEqual(CHECKS.map((check) => check.id));
+    expect(Object.keys(report.results[0]).sort()).toEqual([
+      "actual",
+      "expected",
+      "id",
+      "level",
+      "ms",
+      "requirement",
+      "source",
+      "status",
+      "transcript",
+    ]);
+    expect(readFileSync(junit, "utf8")).toContain(`<testsuite name="venom-conformance" tests="${CHECKS.length}" failures="0"`);
+  });
+
+  it("runs against a daemon it did not start (--socket), finds its home, warns without a canary, fails that warning under --strict", async () => {
+    const home = mkdtempSync(join(scratch, "home-"));
+    const workspace = mkdtempSync(join(scratch, "workspace-"));
+    const daemon = await startBrokenDaemon({ home, workspace, faults: [], canary: "unused" });
+    try {
+      const args = ["--socket", daemon.target.socket, "--workspace", workspace, "--only", "instance/", "--only", "secrets/"];
+      const run = await cli(...args);
+      expect(run.stdout).toContain("PASS instance/private-files");
+      expect(run.stdout).toContain("WARN secrets/canary: nothing to look for; no canary known");
+      expect(run.stdout.trim().split("\n").at(-1)).toBe("1 passed, 0 failed, 1 warned, 0 not-applicable");
+      expect(run.code).toBe(0);
+      expect((await cli(...args, "--strict")).code).toBe(1);
+    } finally {
+      daemon.close();
+    }
+  });
+
+  it("lists every check with its level and requirement", async () => {
+    const run = await cli("--list");
+    expect(run.code).toBe(0);
+    expect(run.stdout.trim().split("\n")).toEqual(CHECKS.map((check) => `${check.id}\t${check.level}\t${check.requirement.text}`));
+  });
+
+  it("refuses what it cannot do with exit 2", async () => {
+    const mux = await cli("--target", "mux");
+    expect(mux.code).toBe(2);
+    expect(mux.stderr).toContain("not available yet");
+    expect((await cli()).code).toBe(2);
+    expect((await cli("--target", "echo", "--only", "nothing/")).code).toBe(2);
+  });
+
+  it("exits 0 only when every scored check passed", () => {
+    const strict = { strict: true, knownFailures: [] };
+    const lax = { strict: false, knownFailures: [] };
+    expect(judge(results(["a", "pass"], ["b", "not-applicable"]), lax).exitCode).toBe(0);
+    expect(judge(results(["a", "pass"], ["b", "fail"]), lax).exitCode).toBe(1);
+    expect(judge(results(["b", "not-applicable"]), lax).exitCode).toBe(1);
+    expect(judge(results(["a", "warn"]), lax).exitCode).toBe(0);
+    expect(judge(results(["a", "warn"]), strict).exitCode).toBe(1);
+    expect(judge(results(["a", "pass"], ["b", "fail"]), { strict: false, knownFailures: ["b"] })).toMatchObject({
+      exitCode: 0,
+      known: ["b"],
+    });
+    expect(judge(results(["a", "pass"]), { strict: false, knownFailures: ["a"] })).toMatchObject({ exitCode: 1, stale: ["a"] });
+  });
+
+  it("reads a known-failures file", async () => {
+    const file = join(scratch, "known.txt");
+    writeFileSync(file, "# none of these fail\ntransport/socket-mode  # stale\n");
+    const run = await cli("--target", "echo", "--only", "transport/socket-mode", "--known-failures", file);
+    expect(run.stdout).toContain("stale known failures (they no longer fail): transport/socket-mode");
+    expect(run.code).toBe(1);
+  });
+});
