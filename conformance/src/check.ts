@@ -33,6 +33,8 @@ export interface Check {
   expected: string;
   /** Tools the check exercises (any of them, or "any" tool at all): not applicable when the owner's hello offers none. */
   needs?: readonly string[] | "any";
+  /** Methods the check exercises (all of them): not applicable when the owner's hello lists them not. */
+  needsMethods?: readonly string[];
   /** Resolves with what was observed; throws a CheckFailure (or anything) when the daemon falls short. */
   run(ctx: CheckContext): Promise<string>;
 }

@@ -144,7 +144,7 @@ export const LEDGER: readonly LedgerSection[] = [
       ],
       [
         "A per-call `cwd` is resolved with symlinks followed at launch and must remain an existing directory under the canonical workspace; `..`, absolute paths elsewhere, and links pointing outside are refused.",
-        ["containment/path-escapes"],
+        ["containment/path-escapes", "panes/cwd-containment"],
       ],
       [
         "The nested agent loads that directory's own instructions (such as `AGENTS.md` or `CLAUDE.md`) and project skills, which are untrusted repository content just like any file the agent reads there; choosing a directory never widens what the agent could already reach with the user's permissions.",
@@ -205,7 +205,7 @@ export const LEDGER: readonly LedgerSection[] = [
     sentences: [
       [
         "SCV tags each delegated process through its environment (`SCV_PARENT`, `SCV_DELEGATION_DEPTH`), records it under `$SCV_HOME/state/delegations` while it runs, stops its process group and tagged descendants when it ends, and has the daemon stop orphans whose owning SCV process died.",
-        ["identity/delegate-markers"],
+        ["identity/delegate-markers", "panes/delegated-process"],
       ],
       ["This cleanup is cooperative.", "descriptive"],
       [

@@ -7,6 +7,7 @@ import { framingChecks } from "./checks/framing.js";
 import { grantsChecks } from "./checks/grants.js";
 import { handshakeChecks } from "./checks/handshake.js";
 import { identityChecks } from "./checks/identity.js";
+import { paneChecks } from "./checks/panes.js";
 import { processChecks } from "./checks/process.js";
 import { protocolChecks } from "./checks/protocol.js";
 import { secretsChecks } from "./checks/secrets.js";
@@ -33,6 +34,7 @@ export const CHECKS: readonly Check[] = [
   ...containmentChecks,
   ...processChecks,
   ...identityChecks,
+  ...paneChecks,
   ...secretsChecks,
 ];
 

@@ -80,6 +80,7 @@ async function preflight(target: Target, transcript: Transcript, workspace: stri
 
 /** Which of the tools a check needs the owner's hello offers; none means the check does not apply. */
 function offered(check: Check, hello: HelloResult): boolean {
+  if (check.needsMethods && !check.needsMethods.every((method) => hello.methods.includes(method))) return false;
   if (check.needs === undefined) return true;
   const names = hello.snapshot.tools.map((tool) => tool.name);
   return check.needs === "any" ? names.length > 0 : check.needs.some((name) => names.includes(name));
@@ -87,7 +88,11 @@ function offered(check: Check, hello: HelloResult): boolean {
 
 async function runCheck(check: Check, state: RunState): Promise<CheckResult> {
   if (!offered(check, state.hello)) {
-    const wanted = check.needs === "any" ? "tools" : `${check.needs?.join(" or ")} tool`;
+    const wanted = check.needsMethods
+      ? `method ${check.needsMethods.join(", ")}`
+      : check.needs === "any"
+        ? "tools"
+        : `${check.needs?.join(" or ")} tool`;
     return result(check, "not-applicable", `the daemon's hello offers no ${wanted}`, [], 0);
   }
   const ctx = new CheckContext(state);

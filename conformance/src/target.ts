@@ -20,12 +20,18 @@ export class UsageError extends Error {
 export const CANARY_VARIABLE = "VENOM_CONFORMANCE_CANARY_API_KEY";
 const MAX_PRINTED = 4 * 1024 * 1024;
 
+/** Our own daemons the suite can start: their package and socket name. */
+const TARGETS: Record<string, { pkg: string; app: string }> = {
+  echo: { pkg: "@venom/echo", app: "echo" },
+  mux: { pkg: "@venom/mux", app: "mux" },
+};
+
 /** Start one of our own daemons in a temporary VENOM_HOME and workspace, with a canary in its environment. */
 export async function startTarget(name: string): Promise<StartedTarget> {
-  if (name === "mux" || name === "orch")
-    throw new UsageError(`--target ${name}: venom-${name} is not available yet; only echo can be started`);
-  if (name !== "echo") throw new UsageError(`--target must be echo, mux or orch (got ${JSON.stringify(name)})`);
-  const main = join(dirname(fileURLToPath(import.meta.resolve("@venom/echo"))), "main.js");
+  if (name === "orch") throw new UsageError(`--target ${name}: venom-${name} is not available yet; echo and mux can be started`);
+  const target = TARGETS[name];
+  if (!target) throw new UsageError(`--target must be echo, mux or orch (got ${JSON.stringify(name)})`);
+  const main = join(dirname(fileURLToPath(import.meta.resolve(target.pkg))), "main.js");
   const home = mkdtempSync(join(tmpdir(), "venom-conformance-home-"));
   const workspace = mkdtempSync(join(tmpdir(), "venom-conformance-workspace-"));
   const canary = `venom-canary-${randomBytes(16).toString("hex")}`;
@@ -42,10 +48,10 @@ export async function startTarget(name: string): Promise<StartedTarget> {
     rmSync(home, { recursive: true, force: true });
     rmSync(workspace, { recursive: true, force: true });
   };
-  const socket = join(home, "state", "echo.sock");
+  const socket = join(home, "state", `${target.app}.sock`);
   if (!(await listening(socket, child))) {
     await stop();
-    throw new Error(`venom-echo did not start within 15s${printed ? `: ${printed.trim().slice(0, 2000)}` : ""}`);
+    throw new Error(`venom-${target.app} did not start within 15s${printed ? `: ${printed.trim().slice(0, 2000)}` : ""}`);
   }
   return {
     socket,

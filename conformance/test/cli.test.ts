@@ -73,10 +73,18 @@ describe("venom-conformance", () => {
     expect(run.stdout.trim().split("\n")).toEqual(CHECKS.map((check) => `${check.id}\t${check.level}\t${check.requirement.text}`));
   });
 
+  it("passes venom-mux: every applicable check, the pane checks included", async () => {
+    const run = await cli("--target", "mux");
+    expect(run.stdout.split("\n").filter((line) => /^(FAIL|WARN)/.test(line))).toEqual([]);
+    expect(run.stdout).toMatch(/^PASS panes\/cwd-containment$/m);
+    expect(run.stdout).toMatch(/^PASS panes\/delegated-process$/m);
+    expect(run.code, run.stdout).toBe(0);
+  });
+
   it("refuses what it cannot do with exit 2", async () => {
-    const mux = await cli("--target", "mux");
-    expect(mux.code).toBe(2);
-    expect(mux.stderr).toContain("not available yet");
+    const orch = await cli("--target", "orch");
+    expect(orch.code).toBe(2);
+    expect(orch.stderr).toContain("not available yet");
     expect((await cli()).code).toBe(2);
     expect((await cli("--target", "echo", "--only", "nothing/")).code).toBe(2);
   });

@@ -151,7 +151,8 @@ const SWAPPER = [
   `const [root, outFile, outDir, seconds] = process.argv.slice(1);`,
   `const swap = (name, target) => { fs.symlinkSync(target, root + "/." + name); fs.renameSync(root + "/." + name, root + "/" + name); };`,
   `for (let n = 0, end = Date.now() + seconds * 1000; Date.now() < end; n++) {`,
-  `  swap("link", n % 2 ? outFile : "inside.txt"); swap("dir", n % 2 ? outDir : "in"); }`,
+  `  swap("link", n % 2 ? outFile : "inside.txt"); swap("dir", n % 2 ? outDir : "in");`,
+  `  if (n === 1) process.stdout.write("swapping\\n"); }`,
 ].join(" ");
 
 export const containmentChecks: readonly Check[] = [
@@ -236,7 +237,21 @@ export const containmentChecks: readonly Check[] = [
           `positive control: ${path} through a symlink inside did not read (status ${result.status})`,
         );
       }
-      const swapper = spawn(process.execPath, ["-e", SWAPPER, root, join(out, "file"), out, "120"], { stdio: "ignore" });
+      const swapper = spawn(process.execPath, ["-e", SWAPPER, root, join(out, "file"), out, "120"], {
+        stdio: ["ignore", "pipe", "ignore"],
+      });
+      // Reads start only once the swapper is swapping: a fast daemon could otherwise finish every read before it starts.
+      const swapping = await new Promise<boolean>((resolve) => {
+        const timer = setTimeout(() => resolve(false), 15_000);
+        swapper.stdout?.once("data", () => {
+          clearTimeout(timer);
+          resolve(true);
+        });
+      });
+      if (!swapping) {
+        swapper.kill("SIGKILL");
+        fail("the symlink swapper did not start within 15s");
+      }
       const counts = { inside: 0, refused: 0, escapes: 0 };
       try {
         for (let round = 0; round < ctx.run.raceRounds; round++) {

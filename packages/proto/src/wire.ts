@@ -146,6 +146,8 @@ export const HelloResultSchema = z.strictObject({
   grant: GrantSchema,
   workspace: z.string().nullable(),
   snapshot: SnapshotSchema,
+  /** Every request method this daemon answers (management ones included, though the principal may be refused them). */
+  methods: z.array(z.string()),
   notices: z.array(z.string()),
 });
 

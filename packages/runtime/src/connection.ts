@@ -197,6 +197,12 @@ export class Connection<Context> {
       grant: state.grant,
       workspace: state.workspace,
       snapshot: state.snapshot.toJSON(),
+      methods: [
+        ...Object.entries(Methods)
+          .filter(([name, m]) => m.direction === "client" && name !== "hello")
+          .map(([name]) => name),
+        ...Object.keys(this.host.appMethods),
+      ],
       notices: sessionNotices(state),
     };
   }

@@ -1,0 +1,118 @@
+import { existsSync, readdirSync, readFileSync, symlinkSync } from "node:fs";
+import { join } from "node:path";
+import { ErrorCode, MARKER_DEPTH, MARKER_PARENT, PaneInfoSchema, PROTOCOL } from "@venom/proto";
+import { type Check, design, securityModel } from "../check.js";
+import type { CheckContext } from "../context.js";
+import { nonce } from "../probes.js";
+import { expect, expectError, expectResult, fail } from "../verdict.js";
+
+const CWD_RULE = securityModel(
+  "Tool rules",
+  "A per-call `cwd` is resolved with symlinks followed at launch and must remain an existing directory under the canonical workspace; `..`, absolute paths elsewhere, and links pointing outside are refused.",
+);
+const TAG_RULE = securityModel(
+  "Delegated runs",
+  "SCV tags each delegated process through its environment (`SCV_PARENT`, `SCV_DELEGATION_DEPTH`), records it under `$SCV_HOME/state/delegations` while it runs, stops its process group and tagged descendants when it ends, and has the daemon stop orphans whose owning SCV process died.",
+);
+
+/** Poll for a file a pane's program writes. */
+async function fileFrom(path: string, what: string): Promise<string> {
+  for (const deadline = Date.now() + 15_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 50))) {
+    if (existsSync(path)) {
+      const text = readFileSync(path, "utf8");
+      if (text.endsWith("\n")) return text;
+    }
+  }
+  fail(`${what} never appeared`);
+}
+
+async function newPane(ctx: CheckContext, params: Record<string, unknown>) {
+  const { client } = await ctx.session({ label: "panes" });
+  return { client, reply: await client.request("pane/new", params) };
+}
+
+/** A node program, run inside a pane with its environment cleared, that asks the daemon to stop and writes the replies. */
+function stopFromInside(socket: string, out: string): string {
+  return `
+    const net = require("node:net"), fs = require("node:fs");
+    const s = net.createConnection(${JSON.stringify(socket)});
+    let buf = "";
+    s.on("data", (d) => { buf += d; if (buf.split("\\n").length > 2) { fs.writeFileSync(${JSON.stringify(out)}, buf); process.exit(0); } });
+    s.on("connect", () => {
+      s.write(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "hello", params: { protocol: ${JSON.stringify(PROTOCOL)}, client: { name: "in-pane", version: "0" } } }) + "\\n");
+      s.write(JSON.stringify({ jsonrpc: "2.0", id: 2, method: "daemon/stop" }) + "\\n");
+    });`;
+}
+
+export const paneChecks: readonly Check[] = [
+  {
+    id: "panes/cwd-containment",
+    level: "MUST",
+    requirement: CWD_RULE,
+    also: [
+      design(
+        "Containment (each app supplies its rules; the runtime supplies the mechanisms)",
+        "cwd: resolved with symlinks followed at launch, must be an existing directory under the canonical workspace.",
+      ),
+    ],
+    expected:
+      "pane/new with a cwd outside the workspace, through a symlink leading out, or with `..` is refused with -32602 naming cwd; a cwd inside starts the pane",
+    needsMethods: ["pane/new", "pane/kill"],
+    async run(ctx) {
+      const inside = ctx.dir("panes");
+      const link = join(inside, `out-${nonce()}`);
+      symlinkSync(ctx.run.outside, link);
+      for (const cwd of [ctx.run.outside, link, join(inside, "..", "..", "..")]) {
+        const { client, reply } = await newPane(ctx, { argv: ["true"], cwd });
+        const error = expectError(reply, ErrorCode.InvalidParams, `pane/new with cwd ${cwd}`);
+        expect(JSON.stringify(error.data).includes("cwd"), `the refusal does not name cwd (${JSON.stringify(error.data)})`);
+        client.close();
+      }
+      const { client, reply } = await newPane(ctx, { argv: ["sleep", "30"], cwd: inside });
+      const pane = expectResult(reply, PaneInfoSchema, "pane/new with a cwd inside the workspace");
+      await client.request("pane/kill", { target: pane.id });
+      return "outside, symlinked-out and .. cwds refused; inside accepted";
+    },
+  },
+  {
+    id: "panes/delegated-process",
+    level: "MUST",
+    requirement: TAG_RULE,
+    also: [design("Identity", "So `env -i venom-mux stop` typed in a pane is still refused.")],
+    expected: `a pane's program carries ${MARKER_PARENT} and ${MARKER_DEPTH}=1 and a delegation record exists while it runs; a program in a pane that clears its environment and asks for daemon/stop is a delegate and is refused with ${ErrorCode.OwnerRequired}`,
+    needsMethods: ["pane/new", "pane/kill"],
+    async run(ctx) {
+      const dir = ctx.dir("panes");
+      const envFile = join(dir, "env.txt");
+      const { client, reply } = await newPane(ctx, { argv: ["sh", "-c", `env > ${envFile}; sleep 30`] });
+      const pane = expectResult(reply, PaneInfoSchema, "pane/new");
+      const env = await fileFrom(envFile, "the pane's environment");
+      expect(new RegExp(`^${MARKER_DEPTH}=1$`, "m").test(env), `the pane's program lacks ${MARKER_DEPTH}=1`);
+      expect(new RegExp(`^${MARKER_PARENT}=\\S+$`, "m").test(env), `the pane's program lacks ${MARKER_PARENT}`);
+      if (ctx.target.home) {
+        const records = join(ctx.target.home, "state", "delegations");
+        const count = existsSync(records) ? readdirSync(records).filter((name) => name.endsWith(".json")).length : 0;
+        expect(count > 0, `no delegation record in ${records} while the pane runs`);
+      }
+      const out = join(dir, "stop.txt");
+      const inside = await newPane(ctx, { argv: ["env", "-i", process.execPath, "-e", stopFromInside(ctx.target.socket, out)] });
+      const insider = expectResult(inside.reply, PaneInfoSchema, "pane/new for the cleared-environment program");
+      const [hello, stop] = (await fileFrom(out, "the in-pane client's replies"))
+        .trim()
+        .split("\n")
+        .map((line) => JSON.parse(line));
+      expect(
+        hello?.result?.principal?.kind === "delegate",
+        `a program in a pane with env -i is "${hello?.result?.principal?.kind}", not a delegate`,
+      );
+      expect(
+        stop?.error?.code === ErrorCode.OwnerRequired,
+        `daemon/stop from inside a pane got ${JSON.stringify(stop?.error ?? stop?.result)}`,
+      );
+      await ctx.assertServing();
+      await client.request("pane/kill", { target: pane.id });
+      await inside.client.request("pane/kill", { target: insider.id });
+      return `markers present; env -i program in a pane is a delegate (evidence ${JSON.stringify(hello.result.principal.evidence)}); its daemon/stop refused`;
+    },
+  },
+];
