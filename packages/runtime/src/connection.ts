@@ -125,7 +125,11 @@ export class Connection<Context> {
     const value = parsed?.data;
     const management = app ? app.management : (spec?.management ?? true);
     if (management) this.#checkManagement(method, session, value);
-    this.host.logger.info({ method, principal: session.state.principal.kind, depth: session.state.principal.depth }, "request");
+    // Management is always worth a line; everything else (a keystroke is a pane/send) only at debug level.
+    this.host.logger[management ? "info" : "debug"](
+      { method, principal: session.state.principal.kind, depth: session.state.principal.depth },
+      "request",
+    );
     if (app) return app.handle(value, session);
     switch (method) {
       case "tools/list":
