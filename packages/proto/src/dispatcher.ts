@@ -165,7 +165,7 @@ function failure<Context>(call: PreparedCall<Context>, where: string, thrown: un
 
 /** Bound the content and data, and keep `uncertain` to its contract. */
 function finish(definition: ToolDefinition, result: ToolResult, maxOutputBytes: number): ToolResult {
-  const out: ToolResult = { status: result.status, content: boundBytes(result.content, maxOutputBytes) };
+  const out: ToolResult = { status: result.status, content: fitEncoded(result.content, maxOutputBytes) };
   if (result.data !== undefined) {
     out.data = JSON.stringify(result.data).length <= MAX_DATA_CHARS ? result.data : { omitted: "data over the size limit" };
   }
@@ -178,20 +178,24 @@ function finish(definition: ToolDefinition, result: ToolResult, maxOutputBytes: 
 }
 
 /**
- * Bound the content as it will travel: its JSON-encoded UTF-8 size, which is
- * what counts against a frame (a control byte costs six bytes as `\u0001`).
- * The head is kept and the cut is said.
+ * Bound text as it will travel: its JSON-encoded UTF-8 size, which is what
+ * counts against a frame (a newline costs two bytes, a control byte six).
+ * Keeps the head (or the tail, for output whose end matters) and says it cut.
  */
-function boundBytes(text: string, max: number): string {
+export function fitEncoded(text: string, max: number, keep: "head" | "tail" = "head"): string {
   const encoded = (t: string) => Buffer.byteLength(JSON.stringify(t));
-  const size = encoded(text);
-  if (size <= max) return text;
-  const note = `\n[output cut: ${Buffer.byteLength(text)} bytes, about ${max} kept]`;
-  let keep = text.slice(0, max);
-  while (keep.length > 0 && encoded(keep + note) > max) {
-    keep = keep.slice(0, Math.floor((keep.length * max) / encoded(keep + note)) - 8);
+  if (encoded(text) <= max) return text;
+  const note =
+    keep === "head"
+      ? `\n[output cut: ${Buffer.byteLength(text)} bytes, about ${max} kept]`
+      : `[output cut: ${Buffer.byteLength(text)} bytes, the last ${max} or so kept]\n`;
+  const join = (part: string) => (keep === "head" ? part + note : note + part);
+  let part = keep === "head" ? text.slice(0, max) : text.slice(-max);
+  while (part.length > 0 && encoded(join(part)) > max) {
+    const length = Math.floor((part.length * max) / encoded(join(part))) - 8;
+    part = keep === "head" ? part.slice(0, Math.max(0, length)) : part.slice(part.length - Math.max(0, length));
   }
-  return keep + note;
+  return join(part);
 }
 
 /**

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { defineTool, ToolFailure } from "@venom/proto";
+import { defineTool, fitEncoded, ToolFailure } from "@venom/proto";
 import { outputBound, removeRecord, runProcess, toolEnv, writeRecord } from "@venom/runtime";
 import { z } from "zod";
 import type { EchoContext } from "../context.js";
@@ -55,8 +55,7 @@ export const runTool = defineTool<RunInput, EchoContext>({
         workspaceRoot: session.workspace,
         env: toolEnv(process.env, parent, session.principal.depth),
         timeoutSeconds: call.timeoutSeconds,
-        // Room for the runner's "output truncated" line within the bound the dispatcher enforces.
-        maxOutputBytes: Math.max(0, outputBound(session.config) - 128),
+        maxOutputBytes: outputBound(session.config),
         signal: call.signal,
         onSpawn: (spawned) =>
           writeRecord(home, {
@@ -73,6 +72,8 @@ export const runTool = defineTool<RunInput, EchoContext>({
             createdAt: new Date().toISOString(),
           }),
       });
+      // The end of a command's output matters most: keep the tail within the bound the dispatcher enforces.
+      const output = fitEncoded(result.output, outputBound(session.config), "tail");
       const data = {
         exitCode: result.exitCode,
         signal: result.signal,
@@ -83,7 +84,7 @@ export const runTool = defineTool<RunInput, EchoContext>({
       if (result.cancelled) {
         return {
           status: "uncertain",
-          content: result.output,
+          content: output,
           data,
           error: { message: "cancelled: the process group was stopped; it may already have had effects", retry: "forbidden" },
         };
@@ -91,16 +92,16 @@ export const runTool = defineTool<RunInput, EchoContext>({
       if (result.timedOut) {
         return {
           status: "failed",
-          content: result.output,
+          content: output,
           data,
           error: { message: `timed out after ${call.timeoutSeconds}s: the process group was killed`, retry: "forbidden" },
         };
       }
       if (result.exitCode !== 0) {
         const how = result.signal ? `was killed by ${result.signal}` : `exited with code ${result.exitCode}`;
-        return { status: "failed", content: result.output, data, error: { message: `the process ${how}`, retry: "forbidden" } };
+        return { status: "failed", content: output, data, error: { message: `the process ${how}`, retry: "forbidden" } };
       }
-      return { content: result.output, data };
+      return { content: output, data };
     } finally {
       removeRecord(home, id);
     }
