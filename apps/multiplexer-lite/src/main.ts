@@ -10,6 +10,7 @@ import {
   stopCommand,
 } from "@venom/runtime";
 import { createMuxDaemon } from "./app.js";
+import { attachCommand } from "./commands/attach.js";
 import { captureCommand } from "./commands/capture.js";
 import { killCommand } from "./commands/kill.js";
 import { lsCommand } from "./commands/ls.js";
@@ -29,6 +30,7 @@ const program: Program = {
   commands: [
     newCommand(app),
     lsCommand(app),
+    attachCommand(app),
     sendCommand(app),
     captureCommand(app),
     killCommand(app),

@@ -201,10 +201,11 @@ export class PaneTable {
     this.host.logger.info({ pane: pane.id, exitCode: pane.exitCode, signal: pane.signal }, "pane exited");
   }
 
-  /** TERM to the pane's whole process group (through pidfds), KILL after 2 s to whatever remains. */
+  /** HUP and TERM to the pane's whole process group (through pidfds), KILL after 2 s to whatever remains. */
   async #stopGroup(tracked: Tracked): Promise<number[]> {
     const { anchor } = tracked;
-    const signalled = signalGroup(anchor.pid, anchor, "SIGTERM");
+    // HUP first, as a terminal that goes away sends it (interactive shells ignore TERM but end on HUP), then TERM.
+    const signalled = [...signalGroup(anchor.pid, anchor, "SIGHUP"), ...signalGroup(anchor.pid, anchor, "SIGTERM")];
     await waitUntil(() => verifiedMembers(anchor.pid, anchor).length === 0, Date.now() + CANCEL_GRACE_MS);
     const killed = await killGroup(anchor.pid, anchor);
     // Orphans adopted by this daemon (subreaper) are reaped here; the leader belongs to node-pty.

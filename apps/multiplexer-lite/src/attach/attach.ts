@@ -1,6 +1,40 @@
-import type { CliApp, VenomHome } from "@venom/runtime";
+import { type CliApp, Exit, loadUserConfig, type VenomHome } from "@venom/runtime";
+import { PrefixError, parsePrefix } from "./keys.js";
+import { AttachSession } from "./session.js";
+import { OuterTerminal } from "./terminal.js";
 
-/** Placeholder until the attach UI lands: interactive attach is not available yet. */
-export async function attachToPane(_app: CliApp, _home: VenomHome, _target: string): Promise<number> {
-  throw new Error("attach is not implemented yet");
+/** The prefix key from `[mux] prefix` in the user's config.toml (default C-b); a bad one is an error naming the file and key. */
+export function configuredPrefix(home: VenomHome): string {
+  const config = loadUserConfig(home.configFile);
+  try {
+    return parsePrefix(config.mux.prefix);
+  } catch (error) {
+    if (error instanceof PrefixError) throw new Error(`${home.configFile}: key mux.prefix: ${error.message}`);
+    throw error;
+  }
+}
+
+/**
+ * Attach this terminal to a pane until the user detaches (prefix d), the last
+ * pane exits, or the daemon goes away; returns the exit code. The terminal is
+ * restored in every case, and a line says how it ended, as tmux does.
+ */
+export function attachToPane(app: CliApp, home: VenomHome, target: string): Promise<number> {
+  return attachTo(app, home, target);
+}
+
+/** attachToPane, where no target means the newest running pane (tmux attaches the most recent session). */
+export async function attachTo(app: CliApp, home: VenomHome, target: string | undefined): Promise<number> {
+  const prefix = configuredPrefix(home);
+  if (!OuterTerminal.available()) {
+    process.stderr.write(
+      `${app.program} attach: needs a terminal (stdin and stdout must be a TTY); from a script use ${app.program} send and ${app.program} capture\n`,
+    );
+    return Exit.usage;
+  }
+  const terminal = new OuterTerminal();
+  const session = new AttachSession(app, home, terminal, prefix);
+  const outcome = await session.run(target);
+  (outcome.stream === "stdout" ? process.stdout : process.stderr).write(`${outcome.message}\n`);
+  return outcome.code;
 }

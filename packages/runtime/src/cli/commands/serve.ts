@@ -29,6 +29,8 @@ export function serveCommand(app: CliApp): Command {
       process.once("SIGTERM", stop);
       process.once("SIGINT", stop);
       await daemon.stopped;
+      // Everything is closed and logged; a handle a library keeps open (a pty, a worker) must not hold the process.
+      setTimeout(() => process.exit(), 100).unref();
       return Exit.ok;
     },
   };

@@ -1,0 +1,494 @@
+import { StringDecoder } from "node:string_decoder";
+import { type PaneInfo, parseMarkers } from "@venom/proto";
+import { type CliApp, RpcClosed, type VenomClient, type VenomHome } from "@venom/runtime";
+import { Chooser } from "./chooser.js";
+import { connectAttached } from "./connection.js";
+import { PaneDisplay } from "./display.js";
+import { keyLength, PrefixReader } from "./keys.js";
+import { Message, type Overlay } from "./overlay.js";
+import { Confirm, Prompt } from "./prompt.js";
+import { type CommandHost, type CommandOutcome, runPromptCommand } from "./prompt-commands.js";
+import type { OuterTerminal } from "./terminal.js";
+
+/** How an attached client ended: its exit code and the line printed once the terminal is restored. */
+export interface Outcome {
+  code: number;
+  message: string;
+  stream: "stdout" | "stderr";
+}
+
+/** How long a message stays on the bottom line when no key is typed. */
+const MESSAGE_MS = 2_000;
+/** Events of a new attachment read before its pane/attach answer is taken (a server sends none, but one socket read could hold some). */
+const MAX_EARLY = 10_000;
+
+interface PaneEvent {
+  method: string;
+  params: { attachment: string };
+}
+
+/**
+ * One attached client: the pane's output on the user's terminal, the user's
+ * keys to the pane, and venom-mux's own keys after the prefix. Everything that
+ * changes what is shown (keys, exits, redraws after a screen switch, resizes)
+ * runs one at a time, in order, so a switch never races typing.
+ */
+export class AttachSession implements CommandHost {
+  #client: VenomClient | undefined;
+  #pane: PaneInfo | undefined;
+  #lastPane: string | undefined;
+  /** The attachment this client holds on the server. */
+  #attachment: string | undefined;
+  /** Whether that attachment's output is drawn (not while a switch or a redraw is on its way). */
+  #live = false;
+  #attaching = false;
+  /** The attachment being replaced while a new one is on its way: its events are dropped. */
+  #letGo: string | undefined;
+  #early: PaneEvent[] = [];
+  readonly #display: PaneDisplay;
+  readonly #reader: PrefixReader;
+  readonly #decoder = new StringDecoder("utf8");
+  #overlay: Overlay | undefined;
+  #queue: Promise<void> = Promise.resolve();
+  #started = false;
+  #finished = false;
+  #stopping = false;
+  #resizeQueued = false;
+  #messageTimer: NodeJS.Timeout | undefined;
+  #resolve: (outcome: Outcome) => void = () => undefined;
+  readonly #done = new Promise<Outcome>((resolve) => {
+    this.#resolve = resolve;
+  });
+
+  constructor(
+    private readonly app: CliApp,
+    private readonly home: VenomHome,
+    private readonly terminal: OuterTerminal,
+    prefix: string,
+  ) {
+    this.#reader = new PrefixReader(prefix);
+    this.#display = new PaneDisplay(terminal, () => this.#live && !this.#overlay);
+  }
+
+  get client(): VenomClient {
+    if (!this.#client) throw new Error("not connected");
+    return this.#client;
+  }
+
+  get pane(): PaneInfo | undefined {
+    return this.#pane;
+  }
+
+  size(): { cols: number; rows: number } {
+    return { cols: this.terminal.cols, rows: this.terminal.rows };
+  }
+
+  /**
+   * Attach to `target` and serve the terminal until the client detaches, its
+   * last pane exits or the daemon goes away. Failing before the terminal is
+   * taken over (no daemon, no such pane) throws, with the terminal untouched.
+   */
+  async run(target: string | undefined): Promise<Outcome> {
+    this.#client = await connectAttached(this.app, this.home, {
+      onEvent: (method, params) => this.#onEvent(method, params),
+      onClose: () => this.#onClose(),
+    });
+    try {
+      this.#refuseNesting(this.#client.hello.instance);
+      await this.#attach(target ?? (await this.#newest()), true, true);
+    } catch (error) {
+      this.#client.close();
+      this.terminal.restore();
+      if (error instanceof RpcClosed) throw new Error(`the ${this.app.program} daemon closed the connection`);
+      throw error;
+    }
+    this.#started = true;
+    this.terminal.input.on("data", this.#onInput);
+    this.terminal.input.resume();
+    process.on("SIGWINCH", this.#onResize);
+    return this.#done;
+  }
+
+  /**
+   * A client inside one of this daemon's own panes would show panes within a
+   * pane (its own pane: output feeding itself without end). tmux refuses nesting
+   * the same way; switching panes is what the prefix keys are for.
+   */
+  #refuseNesting(instance: string): void {
+    const { parent } = parseMarkers(process.env);
+    if (parent?.startsWith(`${instance}/`)) {
+      throw new Error(
+        `refused: this terminal is one of this ${this.app.program} daemon's panes, and attaching here would nest the panes in themselves; switch panes from the attached client (prefix n, p, w) or attach from a terminal outside ${this.app.program}`,
+      );
+    }
+  }
+
+  // ── events from the daemon ─────────────────────────────────────────────
+
+  #onEvent(method: string, params: unknown): void {
+    const attachment = (params as { attachment?: unknown } | null)?.attachment;
+    if (typeof attachment !== "string") return;
+    const event = { method, params: params as PaneEvent["params"] };
+    if (attachment === this.#attachment && this.#live) this.#dispatch(event);
+    else if (this.#attaching && attachment !== this.#letGo && this.#early.length < MAX_EARLY) this.#early.push(event);
+  }
+
+  #dispatch({ method, params }: PaneEvent): void {
+    switch (method) {
+      case "pane/output": {
+        const data = (params as { data?: unknown }).data;
+        if (!this.#overlay && typeof data === "string" && this.#display.output(data)) {
+          // The outer terminal does not have the pane's normal screen: ask the server for it.
+          this.#live = false;
+          this.#enqueue(() => this.#refresh());
+        }
+        return;
+      }
+      case "pane/redraw": {
+        const screen = (params as { screen?: unknown }).screen;
+        if (!this.#overlay && typeof screen === "string") this.#display.screen(screen);
+        return;
+      }
+      case "pane/exited": {
+        if (this.#stopping) return;
+        const pane = (params as { pane?: PaneInfo }).pane;
+        this.#live = false;
+        if (pane) this.#enqueue(() => this.#exited(pane));
+        return;
+      }
+    }
+  }
+
+  #onClose(): void {
+    if (this.#finished || !this.#started) return;
+    if (this.#stopping) this.#finish({ code: 0, message: "[server exited]", stream: "stdout" });
+    else {
+      this.#finish({
+        code: 1,
+        message: `[lost server] ${this.app.program} attach: the connection to the ${this.app.program} daemon closed (it was stopped or it crashed)`,
+        stream: "stderr",
+      });
+    }
+  }
+
+  // ── attaching ──────────────────────────────────────────────────────────
+
+  /**
+   * Attach `target` (resized to this terminal when `resize`) and draw its
+   * screen, then its live output; the attachment held before is let go.
+   */
+  async #attach(target: string, resize: boolean, initial = false): Promise<void> {
+    const client = this.client;
+    const previous = this.#attachment;
+    this.#live = false;
+    this.#letGo = previous;
+    this.#attaching = true;
+    this.#early = [];
+    let result: Awaited<ReturnType<typeof client.request<"pane/attach">>>;
+    try {
+      result = await client.request("pane/attach", { target, ...(resize ? this.size() : {}) });
+    } finally {
+      this.#attaching = false;
+      if (previous !== undefined) void client.request("pane/detach", { attachment: previous }).catch(() => undefined);
+      if (this.#attachment === previous) this.#attachment = undefined;
+    }
+    if (initial && result.pane.status !== "running") {
+      void client.request("pane/detach", { attachment: result.attachment }).catch(() => undefined);
+      throw new Error(`pane ${result.pane.id} (${result.pane.name}) has exited; ${this.app.program} ls lists the panes`);
+    }
+    this.#attachment = result.attachment;
+    this.#live = true;
+    if (this.#pane && this.#pane.id !== result.pane.id) this.#lastPane = this.#pane.id;
+    this.#pane = result.pane;
+    this.#overlay = undefined;
+    this.terminal.enter();
+    this.#display.screen(result.screen);
+    const early = this.#early;
+    this.#early = [];
+    for (const event of early) {
+      if (event.params.attachment === this.#attachment && this.#live) this.#dispatch(event);
+    }
+    if (result.pane.status !== "running" && this.#live) {
+      this.#live = false;
+      this.#enqueue(() => this.#exited(result.pane));
+    }
+  }
+
+  /** Draw the current pane again from the server (after an overlay, or when the pane left its alternate screen). */
+  async #refresh(): Promise<void> {
+    const pane = this.#pane;
+    if (!pane || this.#finished) return;
+    const { cols, rows } = this.size();
+    try {
+      await this.#attach(pane.id, pane.cols !== cols || pane.rows !== rows);
+    } catch (error) {
+      if (this.#closed(error)) throw error;
+      await this.leave(pane);
+    }
+  }
+
+  async #exited(pane: PaneInfo): Promise<void> {
+    // Stale when the client has moved on since (switched, or attached again).
+    if (this.#pane?.id !== pane.id || this.#live) return;
+    await this.leave(pane);
+  }
+
+  /** The current pane is gone: go to the last pane, else the next one; with none running, detach with [exited] (tmux). */
+  async leave(gone: PaneInfo): Promise<void> {
+    this.#live = false;
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const running = (await this.#running()).filter((p) => p.id !== gone.id);
+      const next = running.find((p) => p.id === this.#lastPane) ?? running.find((p) => p.index > gone.index) ?? running[0];
+      if (!next) {
+        this.#finish({ code: 0, message: "[exited]", stream: "stdout" });
+        return;
+      }
+      try {
+        await this.#attach(next.id, true);
+        return;
+      } catch (error) {
+        if (this.#closed(error)) throw error;
+        // That pane went away meanwhile: look again.
+      }
+    }
+    this.#finish({ code: 1, message: `${this.app.program} attach: no pane could be attached`, stream: "stderr" });
+  }
+
+  async switchTo(target: string): Promise<void> {
+    try {
+      await this.#attach(target, true);
+    } catch (error) {
+      if (this.#closed(error)) throw error;
+      await this.#refresh();
+      this.#message(describe(error));
+    }
+  }
+
+  async cycle(direction: 1 | -1): Promise<void> {
+    const running = await this.#running();
+    const here = running.findIndex((p) => p.id === this.#pane?.id);
+    const others = running.length - (here === -1 ? 0 : 1);
+    if (others === 0) {
+      this.#message(`no ${direction > 0 ? "next" : "previous"} pane`);
+      return;
+    }
+    const next = here === -1 ? running[0] : running[(here + direction + running.length) % running.length];
+    if (next) await this.switchTo(next.id);
+  }
+
+  async last(): Promise<void> {
+    const last = this.#lastPane === undefined ? undefined : (await this.#running()).find((p) => p.id === this.#lastPane);
+    if (last) await this.switchTo(last.id);
+    else this.#message("no last pane");
+  }
+
+  async #selectIndex(index: number): Promise<void> {
+    const pane = (await this.#running()).find((p) => p.index === index);
+    if (!pane) this.#message(`no pane with index ${index}`);
+    else if (pane.id !== this.#pane?.id) await this.switchTo(pane.id);
+  }
+
+  /** With no target, the newest running pane. */
+  async #newest(): Promise<string> {
+    const newest = (await this.#running()).at(-1);
+    if (!newest) throw new Error(`no running panes; open one with ${this.app.program} new`);
+    return newest.id;
+  }
+
+  async #running(): Promise<PaneInfo[]> {
+    const { panes } = await this.client.request("pane/list");
+    return panes.filter((p) => p.status === "running").sort((a, b) => a.index - b.index);
+  }
+
+  detach(): void {
+    this.#finish({ code: 0, message: `[detached (from pane ${this.#pane?.id ?? "?"})]`, stream: "stdout" });
+  }
+
+  async stopServer(): Promise<void> {
+    this.#stopping = true;
+    try {
+      await this.client.request("daemon/stop");
+    } catch (error) {
+      this.#stopping = false;
+      throw error;
+    }
+    this.#live = false;
+    this.#overlay = new Message(`${this.app.program} server stopping…`);
+    this.terminal.write(this.#overlay.render(this.terminal.cols, this.terminal.rows));
+  }
+
+  // ── keys ───────────────────────────────────────────────────────────────
+
+  readonly #onInput = (chunk: Buffer): void => {
+    const text = this.#decoder.write(chunk);
+    if (text !== "") this.#enqueue(() => this.#input(text));
+  };
+
+  async #input(text: string): Promise<void> {
+    let rest = text;
+    while (rest !== "" && !this.#finished) {
+      const overlay = this.#overlay;
+      if (overlay) {
+        const n = keyLength(rest);
+        rest = (await this.#overlayKey(overlay, rest.slice(0, n))) + rest.slice(n);
+        continue;
+      }
+      const { step, rest: after } = this.#reader.next(rest);
+      rest = after;
+      if (step.kind === "send") this.#send(step.data);
+      else if (step.kind === "command") await this.#command(step.key);
+    }
+  }
+
+  #send(data: string): void {
+    if (!this.#pane) return;
+    void this.client.request("pane/send", { target: this.#pane.id, data }).catch(() => undefined);
+  }
+
+  /** The key typed after the prefix (tmux's default bindings, where venom-mux has the same thing). */
+  async #command(key: string): Promise<void> {
+    if (key === this.#reader.prefix) return this.#send(key);
+    switch (key) {
+      case "d":
+        return this.detach();
+      case "n":
+        return this.cycle(1);
+      case "p":
+        return this.cycle(-1);
+      case "l":
+        return this.last();
+      case "w":
+      case "s":
+        return this.#open(new Chooser(await this.#running(), this.#pane?.id));
+      case ":":
+        return this.#open(new Prompt(":"));
+      case ",":
+        return this.#open(
+          new Prompt("(rename-window) ", this.#pane?.name ?? "", (name) => `rename-window -- "${name.replace(/["\\]/g, "\\$&")}"`),
+        );
+      case "c":
+        return this.#run("new-window");
+      case "x":
+        if (this.#pane) this.#open(new Confirm(`kill-pane ${this.#pane.id}?`, `kill-pane -t ${this.#pane.id}`));
+        return;
+      default:
+        if (/^[0-9]$/.test(key)) return this.#selectIndex(Number(key));
+      // Any other key after the prefix does nothing, as in tmux.
+    }
+  }
+
+  // ── overlays ───────────────────────────────────────────────────────────
+
+  #open(overlay: Overlay): void {
+    this.#overlay = overlay;
+    this.terminal.write(overlay.render(this.terminal.cols, this.terminal.rows));
+  }
+
+  /** One key for the overlay; returns a key to type again once it has closed. */
+  async #overlayKey(overlay: Overlay, key: string): Promise<string> {
+    const result = overlay.key(key);
+    if (result.kind === "stay") {
+      this.terminal.write(overlay.render(this.terminal.cols, this.terminal.rows));
+      return "";
+    }
+    this.#overlay = undefined;
+    switch (result.kind) {
+      case "close":
+        await this.#refresh();
+        return "";
+      case "replay":
+        await this.#refresh();
+        return result.key;
+      case "choose":
+        if (result.pane === this.#pane?.id) await this.#refresh();
+        else await this.switchTo(result.pane);
+        return "";
+      case "run":
+        await this.#run(result.line);
+        return "";
+    }
+  }
+
+  /** Run a prompt command; redraw the pane unless the command did, then show what it had to say. */
+  async #run(line: string): Promise<void> {
+    let outcome: CommandOutcome;
+    try {
+      outcome = await runPromptCommand(this, line);
+    } catch (error) {
+      if (this.#closed(error)) throw error;
+      outcome = { message: describe(error) };
+    }
+    if (this.#finished) return;
+    if (!outcome.drew) await this.#refresh();
+    if (outcome.message) this.#message(outcome.message);
+  }
+
+  /** A message on the bottom line until a key is typed or a moment has passed. */
+  #message(text: string): void {
+    const shown = new Message(text);
+    this.#open(shown);
+    clearTimeout(this.#messageTimer);
+    this.#messageTimer = setTimeout(() => {
+      this.#enqueue(async () => {
+        if (this.#overlay !== shown) return;
+        this.#overlay = undefined;
+        await this.#refresh();
+      });
+    }, MESSAGE_MS);
+  }
+
+  // ── resize ─────────────────────────────────────────────────────────────
+
+  /** SIGWINCH: the pane takes this terminal's size and is drawn again at it (several in a row count once). */
+  readonly #onResize = (): void => {
+    if (this.#resizeQueued) return;
+    this.#resizeQueued = true;
+    this.#enqueue(async () => {
+      this.#resizeQueued = false;
+      const pane = this.#pane;
+      if (!pane) return;
+      const overlay = this.#overlay;
+      try {
+        await this.#attach(pane.id, true);
+      } catch (error) {
+        if (this.#closed(error)) throw error;
+        await this.leave(pane);
+        return;
+      }
+      if (overlay && this.#pane?.id === pane.id) this.#open(overlay);
+    });
+  };
+
+  // ── lifecycle ──────────────────────────────────────────────────────────
+
+  #enqueue(task: () => Promise<void> | void): void {
+    this.#queue = this.#queue
+      .then(() => (this.#finished ? undefined : task()))
+      .catch((error: unknown) => {
+        // A closed connection is reported by #onClose, which the socket's close calls.
+        if (this.#finished || this.#closed(error)) return;
+        this.#finish({ code: 1, message: `${this.app.program} attach: ${describe(error)}`, stream: "stderr" });
+      });
+  }
+
+  #closed(error: unknown): boolean {
+    return error instanceof RpcClosed || this.#client?.rpc.closed === true;
+  }
+
+  /** Restore the terminal, close the connection (the server detaches it from its pane), report the outcome. */
+  #finish(outcome: Outcome): void {
+    if (this.#finished) return;
+    this.#finished = true;
+    this.terminal.input.off("data", this.#onInput);
+    process.off("SIGWINCH", this.#onResize);
+    this.#display.dispose();
+    clearTimeout(this.#messageTimer);
+    this.terminal.restore();
+    this.#client?.close();
+    this.#resolve(outcome);
+  }
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,23 @@
+import { type CliApp, type Command, UsageError } from "@venom/runtime";
+import { attachTo } from "../attach/attach.js";
+import { takeTarget, targetOption } from "./target.js";
+
+/** tmux `attach`: this terminal shows a pane and types into it until prefix d (default prefix C-b). */
+export function attachCommand(app: CliApp): Command {
+  return {
+    name: "attach",
+    summary: "attach this terminal to a pane (prefix C-b, then d detaches): attach [-t] [TARGET]",
+    usage:
+      "attach [-t] [TARGET]   (no target: the newest running pane)\n\n" +
+      "After the prefix (C-b, or [mux] prefix in config.toml): d detach, n/p next/previous pane, 0-9 pane by index,\n" +
+      "l last pane, w choose a pane, c new pane, x kill the pane, , rename it, : command prompt, the prefix again sends it",
+    management: false,
+    options: targetOption,
+    async execute(run) {
+      if (run.json) throw new UsageError("attach is interactive; --json is not supported (use ls --json or capture --json)");
+      const target = run.values.target !== undefined || run.positionals.length > 0 ? takeTarget(run) : undefined;
+      if (target && target.rest.length > 0) throw new UsageError(`unexpected argument: ${target.rest[0]}`);
+      return attachTo(app, run.home, target?.target);
+    },
+  };
+}
