@@ -8,8 +8,7 @@ import {
   startCommand,
   statusCommand,
   stopCommand,
-} from "@venom/runtime";
-import { createMuxDaemon } from "./app.js";
+} from "@venom/runtime/cli";
 import { attachCommand } from "./commands/attach.js";
 import { captureCommand } from "./commands/capture.js";
 import { killCommand } from "./commands/kill.js";
@@ -21,7 +20,12 @@ import { sendCommand } from "./commands/send.js";
 import { waitCommand } from "./commands/wait.js";
 import { VERSION } from "./version.js";
 
-const app: CliApp = { program: "venom-mux", app: "mux", version: VERSION, createDaemon: createMuxDaemon };
+const app: CliApp = {
+  program: "venom-mux",
+  app: "mux",
+  version: VERSION,
+  loadDaemon: async () => (await import("./app.js")).createMuxDaemon,
+};
 
 /** venom-mux's command table, tmux verbs. */
 const program: Program = {

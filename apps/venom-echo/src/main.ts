@@ -9,11 +9,15 @@ import {
   startCommand,
   statusCommand,
   stopCommand,
-} from "@venom/runtime";
-import { createEchoDaemon } from "./app.js";
+} from "@venom/runtime/cli";
 import { VERSION } from "./version.js";
 
-const app: CliApp = { program: "venom-echo", app: "echo", version: VERSION, createDaemon: createEchoDaemon };
+const app: CliApp = {
+  program: "venom-echo",
+  app: "echo",
+  version: VERSION,
+  loadDaemon: async () => (await import("./app.js")).createEchoDaemon,
+};
 
 /** venom-echo's command table. */
 const program: Program = {

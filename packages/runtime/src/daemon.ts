@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { chmodSync, existsSync, realpathSync, unlinkSync } from "node:fs";
-import { createConnection, createServer, type Server, type Socket } from "node:net";
+import { createServer, type Server, type Socket } from "node:net";
 import type { Readable, Writable } from "node:stream";
 import { setChildSubreaper } from "@venom/native";
 import { type Decorator, Dispatcher, ErrorCode, ProtocolError, parseMarkers, Snapshot, type ToolDefinition } from "@venom/proto";
@@ -14,6 +14,7 @@ import { NO_SANDBOX_NOTICE } from "./notices.js";
 import { checkPeer, type PeerFacts } from "./peer.js";
 import { processStat } from "./proc.js";
 import type { HelloContext, SessionState, Transport } from "./session.js";
+import { answers } from "./socket-probe.js";
 
 /** What an app brings to the runtime: its tools, its containment, its own methods. */
 export interface AppDefinition<Context> {
@@ -257,16 +258,4 @@ export class Daemon<Context> implements ConnectionHost<Context> {
     })();
     return this.#stopping;
   }
-}
-
-/** Does something answer on this socket path? Used to tell a live daemon from a stale socket file. */
-export function answers(path: string): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = createConnection(path);
-    socket.once("connect", () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once("error", () => resolve(false));
-  });
 }

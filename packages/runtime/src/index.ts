@@ -15,5 +15,6 @@ export * from "./process-runner.js";
 export * from "./rpc.js";
 export * from "./secret.js";
 export * from "./session.js";
+export * from "./socket-probe.js";
 export * from "./tool-env.js";
 export * from "./workspace-fs.js";

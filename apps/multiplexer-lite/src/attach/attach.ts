@@ -1,4 +1,4 @@
-import { type CliApp, Exit, loadUserConfig, type VenomHome } from "@venom/runtime";
+import { type CliApp, Exit, loadUserConfig, type VenomHome } from "@venom/runtime/cli";
 import { PrefixError, parsePrefix } from "./keys.js";
 import { AttachSession } from "./session.js";
 import { OuterTerminal } from "./terminal.js";

@@ -1,5 +1,5 @@
 import { createConnection } from "node:net";
-import { type CliApp, NotRunning, VenomClient, type VenomHome } from "@venom/runtime";
+import { type CliApp, NotRunning, VenomClient, type VenomHome } from "@venom/runtime/cli";
 
 /**
  * The attached client's own connection to the daemon. It is opened here rather

@@ -1,5 +1,5 @@
 import type { PaneInfo } from "@venom/proto";
-import type { VenomClient } from "@venom/runtime";
+import type { VenomClient } from "@venom/runtime/cli";
 
 /** What the `:` prompt's commands may do to the attached client. */
 export interface CommandHost {

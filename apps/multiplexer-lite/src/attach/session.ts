@@ -1,6 +1,6 @@
 import { StringDecoder } from "node:string_decoder";
 import { type PaneInfo, parseMarkers } from "@venom/proto";
-import { type CliApp, RpcClosed, type VenomClient, type VenomHome } from "@venom/runtime";
+import { type CliApp, RpcClosed, type VenomClient, type VenomHome } from "@venom/runtime/cli";
 import { Chooser } from "./chooser.js";
 import { connectAttached } from "./connection.js";
 import { PaneDisplay } from "./display.js";

@@ -1,4 +1,4 @@
-import { type CliApp, type Command, UsageError } from "@venom/runtime";
+import { type CliApp, type Command, UsageError } from "@venom/runtime/cli";
 import { attachTo } from "../attach/attach.js";
 import { takeTarget, targetOption } from "./target.js";
 

@@ -1,5 +1,5 @@
-import type { CliApp, VenomHome } from "@venom/runtime";
-import { connectCli, type VenomClient } from "@venom/runtime";
+import type { CliApp, VenomHome } from "@venom/runtime/cli";
+import { connectCli, type VenomClient } from "@venom/runtime/cli";
 
 /** Run `fn` with a client of this home's venom-mux, closing it after. */
 export async function withMux<T>(app: CliApp, home: VenomHome, fn: (client: VenomClient) => Promise<T>): Promise<T> {

@@ -1,5 +1,5 @@
 import type { PaneInfo } from "@venom/proto";
-import { type CliApp, type Command, Exit } from "@venom/runtime";
+import { type CliApp, type Command, Exit } from "@venom/runtime/cli";
 import { withMux } from "./client.js";
 
 export function describePane(pane: PaneInfo): string {

@@ -1,4 +1,4 @@
-import { type CliApp, type Command, Exit, UsageError } from "@venom/runtime";
+import { type CliApp, type Command, Exit, UsageError } from "@venom/runtime/cli";
 import { withMux } from "./client.js";
 import { takeTarget, targetOption } from "./target.js";
 

@@ -1,4 +1,4 @@
-import { type CommandRun, UsageError } from "@venom/runtime";
+import { type CommandRun, UsageError } from "@venom/runtime/cli";
 
 /** The pane a command names: `-t TARGET`, or the first positional (tmux accepts both habits here). */
 export function takeTarget(run: CommandRun): { target: string; rest: string[] } {

@@ -1,5 +1,5 @@
 import { constants } from "node:os";
-import { type CliApp, type Command, Exit, UsageError } from "@venom/runtime";
+import { type CliApp, type Command, Exit, UsageError } from "@venom/runtime/cli";
 import { withMux } from "./client.js";
 import { takeTarget, targetOption } from "./target.js";
 

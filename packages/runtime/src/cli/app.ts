@@ -8,5 +8,9 @@ export interface CliApp {
   program: string;
   app: AppName;
   version: string;
-  createDaemon(options: { home: VenomHome; workspace: string; config: Config }): Daemon<any>;
+  /**
+   * The daemon, loaded only by `serve`: client commands such as `ls` must not
+   * pay for loading the daemon's modules (ptys, screen models) at startup.
+   */
+  loadDaemon(): Promise<(options: { home: VenomHome; workspace: string; config: Config }) => Daemon<any>>;
 }

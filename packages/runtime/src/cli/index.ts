@@ -1,3 +1,11 @@
+// The client side of the runtime for CLI programs: commands, the client and
+// config, without the daemon's modules (pino, koffi bindings, process
+// machinery), so a command like `ls` starts fast. Import it as "@venom/runtime/cli".
+export * from "../client.js";
+export { loadUserConfig } from "../config.js";
+export * from "../home.js";
+export * from "../rpc.js";
+export * from "../socket-probe.js";
 export * from "./app.js";
 export { callCommand } from "./commands/call.js";
 export { connectCli } from "./commands/connect.js";

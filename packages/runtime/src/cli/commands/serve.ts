@@ -18,7 +18,8 @@ export function serveCommand(app: CliApp): Command {
       }
       const config = loadUserConfig(home.configFile, policy ? { policy: policy as "on-risk" } : {});
       const dir = (values.workspace as string | undefined) ?? process.cwd();
-      const daemon = app.createDaemon({ home, workspace: isAbsolute(dir) ? dir : resolve(dir), config });
+      const createDaemon = await app.loadDaemon();
+      const daemon = createDaemon({ home, workspace: isAbsolute(dir) ? dir : resolve(dir), config });
       if (values.stdio) {
         await daemon.serveStdio(process.stdin, process.stdout);
         await daemon.stop();

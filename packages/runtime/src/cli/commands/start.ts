@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process";
 import { openSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { answers } from "../../daemon.js";
+import { answers } from "../../socket-probe.js";
 import type { CliApp } from "../app.js";
 import { type Command, Exit } from "../program.js";
 
