@@ -23,6 +23,8 @@ export function attachMethod(panes: PaneTable): AppMethod<MuxContext> {
       if (params.cols && params.rows) pane.resize(params.cols, params.rows);
       const attachment = randomUUID();
       const { rpc } = session;
+      // Known to the session before the await: if the connection closes meanwhile, disposal still detaches it.
+      session.context.attachments.set(attachment, pane);
       const screen = await pane.attach({
         id: attachment,
         backlog: () => rpc.backlog,
@@ -31,7 +33,7 @@ export function attachMethod(panes: PaneTable): AppMethod<MuxContext> {
         exited: (info) => rpc.notify("pane/exited", { attachment, pane: info }),
         onDrain: (callback) => rpc.onDrain(callback),
       });
-      session.context.attachments.set(attachment, pane);
+      if (rpc.closed) pane.detach(attachment);
       return { attachment, pane: pane.info(), screen };
     },
   };
