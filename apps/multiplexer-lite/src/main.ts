@@ -1,14 +1,5 @@
 #!/usr/bin/env node
-import {
-  type CliApp,
-  type Program,
-  restartCommand,
-  runProgram,
-  serveCommand,
-  startCommand,
-  statusCommand,
-  stopCommand,
-} from "@venom/runtime/cli";
+import { type CliApp, daemonCommands, type Program, runProgram } from "@venom/runtime/cli";
 import { attachCommand } from "./commands/attach.js";
 import { captureCommand } from "./commands/capture.js";
 import { killCommand } from "./commands/kill.js";
@@ -41,11 +32,7 @@ const program: Program = {
     waitCommand(app),
     renameCommand(app),
     resizeCommand(app),
-    serveCommand(app),
-    startCommand(app),
-    stopCommand(app),
-    statusCommand(app),
-    restartCommand(app),
+    ...daemonCommands(app),
   ],
   outside: "Run it from a terminal outside the multiplexer (not in one of its panes); in an attached client, the : prompt may.",
   limits: [

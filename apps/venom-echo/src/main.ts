@@ -1,15 +1,5 @@
 #!/usr/bin/env node
-import {
-  type CliApp,
-  callCommand,
-  type Program,
-  restartCommand,
-  runProgram,
-  serveCommand,
-  startCommand,
-  statusCommand,
-  stopCommand,
-} from "@venom/runtime/cli";
+import { type CliApp, callCommand, daemonCommands, type Program, runProgram } from "@venom/runtime/cli";
 import { VERSION } from "./version.js";
 
 const app: CliApp = {
@@ -22,10 +12,11 @@ const app: CliApp = {
 /** venom-echo's command table. */
 const program: Program = {
   name: "venom-echo",
-  description: "the smallest complete venom/1 daemon: tools echo and read, under approval, in one workspace",
-  commands: [serveCommand(app), startCommand(app), stopCommand(app), statusCommand(app), restartCommand(app), callCommand(app)],
+  description: "the smallest complete venom/1 daemon: tools echo, read, write and run, under approval, in one workspace",
+  commands: [...daemonCommands(app), callCommand(app)],
   limits: [
-    "read is confined to the workspace by the kernel (openat2 RESOLVE_BENEATH); secret-like names (.env, id_rsa, *.pem) ask first, but that is a name heuristic, not a confidentiality boundary.",
+    "read and write are confined to the workspace by the kernel (openat2 RESOLVE_BENEATH); secret-like names (.env, id_rsa, *.pem) ask before reading, but that is a name heuristic, not a confidentiality boundary.",
+    "run starts programs with your full permissions in their own process group, with a timeout and bounded output: it is not sandboxed, and what it runs can reach anything you can.",
     "Delegation checks are cooperative: a process that clears its environment and leaves Venom's process tree is not recognised as a delegate.",
   ],
 };

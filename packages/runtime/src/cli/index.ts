@@ -16,3 +16,16 @@ export { statusCommand } from "./commands/status.js";
 export { stopCommand } from "./commands/stop.js";
 export * from "./gate.js";
 export * from "./program.js";
+
+import type { CliApp } from "./app.js";
+import { restartCommand } from "./commands/restart.js";
+import { serveCommand } from "./commands/serve.js";
+import { startCommand } from "./commands/start.js";
+import { statusCommand } from "./commands/status.js";
+import { stopCommand } from "./commands/stop.js";
+import type { Command } from "./program.js";
+
+/** The commands every daemon app shares: serve, start, stop, status, restart. */
+export function daemonCommands(app: CliApp): Command[] {
+  return [serveCommand(app), startCommand(app), stopCommand(app), statusCommand(app), restartCommand(app)];
+}
