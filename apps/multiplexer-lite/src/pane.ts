@@ -1,9 +1,8 @@
 import { constants } from "node:os";
 import type { PaneInfo } from "@venom/proto";
-import serializeAddon from "@xterm/addon-serialize";
-import xterm from "@xterm/headless";
 import * as pty from "node-pty";
-import { type CaptureOptions, capture } from "./capture.js";
+import type { CaptureOptions } from "./capture.js";
+import { ScreenModel } from "./screen-model.js";
 
 /** Someone watching a pane: gets its output live, or a redraw after falling behind. */
 export interface Viewer {
@@ -33,35 +32,69 @@ export interface PaneSpec {
 
 /** A viewer whose unread output passes this is dropped to a redraw (tmux: a slow client is redrawn, never waited for). */
 const VIEWER_BACKLOG_LIMIT = 1024 * 1024;
-/** The screen model may lag the pty by this much before the pane's program is paused (backpressure, bounded memory). */
-const MODEL_HIGH_WATER = 8 * 1024 * 1024;
-const MODEL_LOW_WATER = 1024 * 1024;
+/**
+ * Output goes to viewers and the model in batches of at most this much plus
+ * one pty read (≤ 64 KiB): fewer, bigger messages. Even as JSON escapes
+ * (6 bytes a character) such a batch fits one 1 MiB frame.
+ */
+const BATCH_LIMIT = 64 * 1024;
+/**
+ * A pty read at least this long (Linux hands over at most 4095 bytes a read)
+ * says the program writes faster than we read: more is probably waiting, so
+ * the batch waits one more turn of the event loop (a turn that does not
+ * block), never a timer. Anything shorter, a keystroke echo, goes out on the
+ * next turn.
+ */
+const LONG_READ = 2048;
+
+/**
+ * A viewer, and what it is being sent. live: output as it comes; behind:
+ * nothing until it has read what it was sent, then a redraw; waiting: a
+ * screen was asked of the model for it, and output since is kept to follow
+ * that screen (everything after the request, nothing before).
+ */
+interface Watcher {
+  readonly viewer: Viewer;
+  state: "live" | "behind" | "waiting";
+  pending: string[];
+  /** The program exited while this viewer was waiting: tell it once it is live. */
+  missedExit: boolean;
+}
 
 /**
  * One pane: a program on a pty in its own session and process group, a
- * screen model (@xterm/headless) that is the truth for capture and redraw,
- * and the viewers attached to it.
+ * screen model (@xterm/headless, in the screen worker) that is the truth for
+ * capture and redraw, and the viewers attached to it. This thread only reads
+ * the pty and passes output on; the pty is paused only while the model lags.
  */
 export class Pane {
   readonly process: pty.IPty;
-  readonly terminal: xterm.Terminal;
-  readonly #serialize = new serializeAddon.SerializeAddon();
-  readonly #viewers = new Map<string, Viewer & { behind: boolean }>();
+  readonly #model: ScreenModel;
+  readonly #viewers = new Map<string, Watcher>();
   readonly #exitWaiters: (() => void)[] = [];
   readonly createdAt = new Date().toISOString();
   name: string;
   exitCode: number | null = null;
   signal: string | null = null;
-  #modelLag = 0;
-  #paused = false;
+  #cols: number;
+  #rows: number;
+  #batch: string[] = [];
+  #batchLength = 0;
+  #flushScheduled = false;
+  /** Set by every pty read, cleared by each look at the batch: did the last turn bring output? */
+  #readSinceLook = false;
+  #lastReadLong = false;
 
   constructor(
     readonly spec: PaneSpec,
     onExit: (pane: Pane) => void,
   ) {
     this.name = spec.name;
-    this.terminal = new xterm.Terminal({ cols: spec.cols, rows: spec.rows, scrollback: spec.scrollback, allowProposedApi: true });
-    this.terminal.loadAddon(this.#serialize);
+    this.#cols = spec.cols;
+    this.#rows = spec.rows;
+    this.#model = new ScreenModel({ cols: spec.cols, rows: spec.rows, scrollback: spec.scrollback }, (lagging) =>
+      lagging ? this.process.pause() : this.process.resume(),
+    );
     const [file, ...args] = spec.argv;
     this.process = pty.spawn(file as string, args, {
       name: "xterm-256color",
@@ -75,7 +108,12 @@ export class Pane {
       // node-pty reports a signal number; 0 means none.
       this.exitCode = signal ? null : exitCode;
       this.signal = signal ? (signalName(signal) ?? String(signal)) : null;
-      for (const viewer of this.#viewers.values()) viewer.exited(this.info());
+      // Output read before the exit reaches viewers before the exit does.
+      this.#flush();
+      for (const watcher of this.#viewers.values()) {
+        if (watcher.state === "waiting") watcher.missedExit = true;
+        else watcher.viewer.exited(this.info());
+      }
       for (const wake of this.#exitWaiters.splice(0)) wake();
       onExit(this);
     });
@@ -99,8 +137,8 @@ export class Pane {
       argv: this.spec.argv,
       cwd: this.spec.cwd,
       pid: this.process.pid,
-      cols: this.terminal.cols,
-      rows: this.terminal.rows,
+      cols: this.#cols,
+      rows: this.#rows,
       status: this.running ? "running" : "exited",
       exitCode: this.exitCode,
       signal: this.signal,
@@ -112,56 +150,86 @@ export class Pane {
   }
 
   #onData(data: string): void {
-    // The screen model parses off the hot path (xterm queues writes); output reaches viewers at once.
-    this.#modelLag += data.length;
-    this.terminal.write(data, () => {
-      this.#modelLag -= data.length;
-      if (this.#paused && this.#modelLag < MODEL_LOW_WATER) {
-        this.#paused = false;
-        this.process.resume();
-      }
+    this.#batch.push(data);
+    this.#batchLength += data.length;
+    this.#readSinceLook = true;
+    this.#lastReadLong = data.length >= LONG_READ;
+    if (this.#batchLength >= BATCH_LIMIT) this.#flush();
+    else if (!this.#flushScheduled) this.#lookNextTurn();
+  }
+
+  #lookNextTurn(): void {
+    this.#flushScheduled = true;
+    setImmediate(() => {
+      this.#flushScheduled = false;
+      if (this.#lastReadLong && this.#readSinceLook) {
+        this.#readSinceLook = false;
+        this.#lookNextTurn();
+      } else this.#flush();
     });
-    if (!this.#paused && this.#modelLag > MODEL_HIGH_WATER) {
-      this.#paused = true;
-      this.process.pause();
+  }
+
+  /** Send the batch to every viewer and to the model. */
+  #flush(): void {
+    this.#readSinceLook = false;
+    if (this.#batchLength === 0) return;
+    const data = this.#batch.length === 1 ? (this.#batch[0] as string) : this.#batch.join("");
+    this.#batch = [];
+    this.#batchLength = 0;
+    for (const watcher of this.#viewers.values()) {
+      if (watcher.state === "waiting") watcher.pending.push(data);
+      else if (watcher.state === "live") {
+        if (watcher.viewer.backlog() > VIEWER_BACKLOG_LIMIT) this.#fallBehind(watcher);
+        else watcher.viewer.output(data);
+      }
     }
-    for (const viewer of this.#viewers.values()) {
-      if (viewer.behind) continue;
-      if (viewer.backlog() > VIEWER_BACKLOG_LIMIT) this.#fallBehind(viewer);
-      else viewer.output(data);
-    }
+    this.#model.write(data);
   }
 
   /** Drop what a slow viewer would have got; redraw it from the model once it has caught up. */
-  #fallBehind(viewer: Viewer & { behind: boolean }): void {
-    viewer.behind = true;
-    viewer.onDrain(() => {
-      this.#withScreen((screen) => {
-        if (!this.#viewers.has(viewer.id)) return;
-        viewer.behind = false;
-        viewer.redraw(screen);
+  #fallBehind(watcher: Watcher): void {
+    watcher.state = "behind";
+    watcher.viewer.onDrain(() => {
+      if (this.#viewers.get(watcher.viewer.id) !== watcher) return;
+      void this.#screenFor(watcher).then((screen) => {
+        if (this.#viewers.get(watcher.viewer.id) !== watcher) return;
+        watcher.viewer.redraw(screen);
+        this.#goLive(watcher);
       });
     });
   }
 
-  /** Run `fn` with the current screen once the model has parsed everything received so far. */
-  #withScreen(fn: (screen: string) => void): void {
-    this.terminal.write("", () => fn(this.screen()));
+  /**
+   * The screen as of now, for a viewer that gets what comes after it. The
+   * batch goes to the model ahead of the request, so the screen includes it;
+   * this viewer, behind or waiting, is not sent it.
+   */
+  #screenFor(watcher: Watcher): Promise<string> {
+    this.#flush();
+    watcher.state = "waiting";
+    watcher.pending = [];
+    return this.#model.screen();
   }
 
-  /** Escape sequences that redraw the screen as it is: contents, alternate screen, cursor. */
-  screen(): string {
-    return `\x1b[H\x1b[2J${this.#serialize.serialize({ scrollback: 0 })}`;
+  /** Send a waiting viewer what came after its screen, then live output. */
+  #goLive(watcher: Watcher): void {
+    for (const data of watcher.pending) watcher.viewer.output(data);
+    watcher.pending = [];
+    watcher.state = "live";
+    if (watcher.missedExit) watcher.viewer.exited(this.info());
+    watcher.missedExit = false;
   }
 
-  /** Attach a viewer: it first gets the current screen, then live output. */
-  attach(viewer: Viewer): Promise<string> {
-    return new Promise((resolve) => {
-      this.#withScreen((screen) => {
-        this.#viewers.set(viewer.id, Object.assign(viewer, { behind: false }));
-        resolve(screen);
-      });
+  /** Attach a viewer: it first gets the current screen (the answer to attach), then live output. */
+  async attach(viewer: Viewer): Promise<string> {
+    const watcher: Watcher = { viewer, state: "waiting", pending: [], missedExit: false };
+    this.#viewers.set(viewer.id, watcher);
+    const screen = await this.#screenFor(watcher);
+    // The caller answers with the screen within this turn; the output that followed it goes out on the next.
+    setImmediate(() => {
+      if (this.#viewers.get(viewer.id) === watcher) this.#goLive(watcher);
     });
+    return screen;
   }
 
   detach(viewerId: string): boolean {
@@ -173,18 +241,24 @@ export class Pane {
   }
 
   resize(cols: number, rows: number): void {
-    this.terminal.resize(cols, rows);
+    // What was read before the resize is parsed at the old size.
+    this.#flush();
+    this.#cols = cols;
+    this.#rows = rows;
+    this.#model.resize(cols, rows);
     if (this.running) this.process.resize(cols, rows);
   }
 
   /** The screen model after everything received so far has been parsed. */
   settled(): Promise<void> {
-    return new Promise((resolve) => this.terminal.write("", resolve));
+    this.#flush();
+    return this.#model.settled();
   }
 
-  async capture(options: CaptureOptions): Promise<string> {
-    await this.settled();
-    return capture(this.terminal, options);
+  /** tmux capture-pane over the screen model, once it has parsed everything received so far. */
+  capture(options: CaptureOptions): Promise<string> {
+    this.#flush();
+    return this.#model.capture(options);
   }
 
   /** Resolves when the pane's program has exited (at once if it has). */
@@ -195,7 +269,7 @@ export class Pane {
 
   dispose(): void {
     this.#viewers.clear();
-    this.terminal.dispose();
+    this.#model.close();
   }
 }
 

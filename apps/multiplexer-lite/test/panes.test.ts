@@ -183,7 +183,9 @@ describe("venom-mux panes", () => {
 
   it("kill -9 of the daemon then a restart leaves no orphan", async () => {
     const mux = await startMux();
-    const pane = JSON.parse(cli(mux, ["new", "-d", "--json", "--", "bash", "--norc", "-c", "sleep 300 & echo $! > gc; wait"]).stdout);
+    const pane = JSON.parse(
+      cli(mux, ["new", "-d", "--json", "--", "bash", "--norc", "-c", "trap '' HUP; sleep 300 & echo $! > gc; wait"]).stdout,
+    );
     let grandchild = 0;
     for (let i = 0; i < 200 && !grandchild; i++) {
       try {

@@ -1,0 +1,154 @@
+import { Worker } from "node:worker_threads";
+import type { CaptureOptions } from "./capture.js";
+import type { FromWorker, ToWorker } from "./screen-worker.js";
+
+/**
+ * The model may lag the pty by this many characters before the pane's program
+ * is paused (backpressure, bounded memory); it resumes under the low mark.
+ * Small on purpose: output queued in the worker outlives a young-generation
+ * GC or two and is promoted, so lag is paid in old-space growth (under the
+ * 200 MB flood test, 8 Mi of lag cost about twice the daemon's peak RSS
+ * growth of 1 Mi, for no more throughput). 256 Ki is still ~8 ms of parsing:
+ * time for the main thread to hear of progress and resume the pty.
+ */
+const HIGH_WATER = 1024 * 1024;
+const LOW_WATER = 256 * 1024;
+
+/**
+ * The daemon's one screen worker, shared by all its panes (two cores: one
+ * thread reads ptys and feeds viewers, one parses). Started with the first
+ * pane, so CLI commands that load this module never start it. It is a thread
+ * of the daemon's process, so it dies with the daemon, and it is unref'd so it
+ * never keeps a daemon alive that has nothing else to do.
+ */
+class ScreenWorker {
+  readonly #worker = new Worker(new URL("./screen-worker.js", import.meta.url));
+  readonly #models = new Map<number, ScreenModel>();
+  readonly #replies = new Map<number, { resolve(value: string | null): void; reject(error: Error): void }>();
+  #nextKey = 1;
+  #nextId = 1;
+
+  constructor() {
+    this.#worker.on("message", (message: FromWorker) => this.#onMessage(message));
+    // A screen model that throws is a daemon bug: fail as loudly as when the models ran on the main thread.
+    this.#worker.on("error", (error) => {
+      throw error;
+    });
+    // After the listeners: adding a "message" listener refs the worker again.
+    this.#worker.unref();
+  }
+
+  open(model: ScreenModel, size: { cols: number; rows: number; scrollback: number }): number {
+    const key = this.#nextKey++;
+    this.#models.set(key, model);
+    this.post({ op: "open", key, ...size });
+    return key;
+  }
+
+  close(key: number): void {
+    this.#models.delete(key);
+    this.post({ op: "close", key });
+  }
+
+  post(message: ToWorker): void {
+    this.#worker.postMessage(message);
+  }
+
+  /** Answered by the worker once it has parsed everything posted before the request. */
+  request(
+    message: { op: "settled" | "screen"; key: number } | { op: "capture"; key: number; options: CaptureOptions },
+  ): Promise<string | null> {
+    const id = this.#nextId++;
+    return new Promise<string | null>((resolve, reject) => {
+      this.#replies.set(id, { resolve, reject });
+      this.post({ ...message, id });
+    });
+  }
+
+  #onMessage(message: FromWorker): void {
+    if (message.op === "parsed") {
+      for (const [key, parsed] of message.totals) this.#models.get(key)?.parsedUpTo(parsed);
+      return;
+    }
+    const reply = this.#replies.get(message.id);
+    this.#replies.delete(message.id);
+    if ("error" in message) reply?.reject(new Error(message.error));
+    else reply?.resolve(message.result);
+  }
+}
+
+let shared: ScreenWorker | undefined;
+function sharedWorker(): ScreenWorker {
+  shared ??= new ScreenWorker();
+  return shared;
+}
+
+/**
+ * A pane's screen model (@xterm/headless, the truth for capture and redraw),
+ * as seen from the main thread: output goes in with write(), requests are
+ * answered once the worker has parsed everything written before them.
+ */
+export class ScreenModel {
+  readonly #worker = sharedWorker();
+  readonly #key: number;
+  #written = 0;
+  #parsed = 0;
+  #lagging = false;
+  #closed = false;
+
+  /** `backpressure(true)` when the model lags past the high-water mark, `(false)` once it is back under the low one. */
+  constructor(
+    size: { cols: number; rows: number; scrollback: number },
+    private readonly backpressure: (lagging: boolean) => void,
+  ) {
+    this.#key = this.#worker.open(this, size);
+  }
+
+  write(data: string): void {
+    if (this.#closed) return;
+    this.#written += data.length;
+    this.#worker.post({ op: "write", key: this.#key, data });
+    if (!this.#lagging && this.#written - this.#parsed > HIGH_WATER) {
+      this.#lagging = true;
+      this.backpressure(true);
+    }
+  }
+
+  /** Called by the worker handle with the characters parsed so far. */
+  parsedUpTo(parsed: number): void {
+    this.#parsed = parsed;
+    if (this.#lagging && this.#written - this.#parsed < LOW_WATER) {
+      this.#lagging = false;
+      this.backpressure(false);
+    }
+  }
+
+  resize(cols: number, rows: number): void {
+    if (!this.#closed) this.#worker.post({ op: "resize", key: this.#key, cols, rows });
+  }
+
+  /** Resolves once everything written so far has been parsed. */
+  async settled(): Promise<void> {
+    await this.#request({ op: "settled", key: this.#key });
+  }
+
+  /** Escape sequences that redraw the screen as it is after everything written so far. */
+  async screen(): Promise<string> {
+    return (await this.#request({ op: "screen", key: this.#key })) as string;
+  }
+
+  async capture(options: CaptureOptions): Promise<string> {
+    return (await this.#request({ op: "capture", key: this.#key, options })) as string;
+  }
+
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#worker.close(this.#key);
+  }
+
+  #request(message: Parameters<ScreenWorker["request"]>[0]): Promise<string | null> {
+    if (this.#closed) return Promise.reject(new Error("the pane's screen model is closed"));
+    return this.#worker.request(message);
+  }
+}

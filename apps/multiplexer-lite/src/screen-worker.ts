@@ -1,0 +1,137 @@
+import { type MessagePort, parentPort } from "node:worker_threads";
+import serializeAddon from "@xterm/addon-serialize";
+import xterm from "@xterm/headless";
+import { type CaptureOptions, capture } from "./capture.js";
+
+/**
+ * The screen models of every pane of the daemon, on a thread of their own:
+ * parsing pane output (xterm, ~30 MB/s) no longer competes with reading ptys
+ * and writing to viewers on the daemon's main thread. Messages arrive in the
+ * order the main thread posted them, which is what makes a request "settled".
+ */
+
+/** Main thread → worker. `key` names a pane's model; requests carry an `id` for the reply. */
+export type ToWorker =
+  | { op: "open"; key: number; cols: number; rows: number; scrollback: number }
+  | { op: "write"; key: number; data: string }
+  | { op: "resize"; key: number; cols: number; rows: number }
+  | { op: "close"; key: number }
+  | { op: "settled"; key: number; id: number }
+  | { op: "screen"; key: number; id: number }
+  | { op: "capture"; key: number; id: number; options: CaptureOptions };
+
+/** Worker → main thread: characters parsed so far per model (for backpressure), or a request's answer. */
+export type FromWorker =
+  | { op: "parsed"; totals: [key: number, parsed: number][] }
+  | { op: "reply"; id: number; result: string | null }
+  | { op: "reply"; id: number; error: string };
+
+/**
+ * xterm starts parsing, and yields between its 12 ms parsing slices, with a
+ * delay-less setTimeout: at least 1 ms in Node, during which a busy worker
+ * idles (a tenth to a fifth of its throughput, measured). This thread draws
+ * nothing, so a yield only has to let messages in, and the next turn of its
+ * event loop does that. Timers with a delay stay timers.
+ */
+const timeout = globalThis.setTimeout;
+const clear = globalThis.clearTimeout;
+const immediates = new WeakSet<object>();
+globalThis.setTimeout = ((fn: (...args: unknown[]) => void, ms?: number, ...args: unknown[]) => {
+  if (ms) return timeout(fn, ms, ...args);
+  const immediate = setImmediate(fn, ...args);
+  immediates.add(immediate);
+  return immediate;
+}) as typeof setTimeout;
+globalThis.clearTimeout = ((handle: Parameters<typeof clearTimeout>[0]) => {
+  if (typeof handle === "object" && handle !== null && immediates.has(handle)) clearImmediate(handle as unknown as NodeJS.Immediate);
+  else clear(handle);
+}) as typeof clearTimeout;
+
+class Screen {
+  readonly terminal: xterm.Terminal;
+  readonly #serialize = new serializeAddon.SerializeAddon();
+  parsed = 0;
+
+  constructor(
+    readonly key: number,
+    cols: number,
+    rows: number,
+    scrollback: number,
+  ) {
+    this.terminal = new xterm.Terminal({ cols, rows, scrollback, allowProposedApi: true });
+    this.terminal.loadAddon(this.#serialize);
+  }
+
+  /** xterm queues the write and parses it in slices of its own; the main thread hears when it is done. */
+  write(data: string): void {
+    this.terminal.write(data, () => {
+      this.parsed += data.length;
+      reportParsed(this);
+    });
+  }
+
+  /** Run `fn` once everything received so far has been parsed (xterm runs write callbacks in order). */
+  after(fn: () => void): void {
+    this.terminal.write("", fn);
+  }
+
+  /** Escape sequences that redraw the screen as it is: contents, alternate screen, cursor. */
+  screen(): string {
+    return `\x1b[H\x1b[2J${this.#serialize.serialize({ scrollback: 0 })}`;
+  }
+}
+
+if (!parentPort) throw new Error("screen-worker.js runs as a worker thread of venom-mux");
+const port: MessagePort = parentPort;
+const send = (message: FromWorker) => port.postMessage(message);
+const screens = new Map<number, Screen>();
+
+/** Progress is reported once per turn of this thread, for every model that moved: one message, not one per write. */
+const progressed = new Set<Screen>();
+function reportParsed(screen: Screen): void {
+  if (progressed.size === 0) {
+    setImmediate(() => {
+      send({ op: "parsed", totals: [...progressed].map((s) => [s.key, s.parsed]) });
+      progressed.clear();
+    });
+  }
+  progressed.add(screen);
+}
+
+function answer(id: number, screen: Screen | undefined, compute: (screen: Screen) => string | null): void {
+  if (!screen) {
+    send({ op: "reply", id, error: "the pane's screen model is closed" });
+    return;
+  }
+  screen.after(() => {
+    try {
+      send({ op: "reply", id, result: compute(screen) });
+    } catch (error) {
+      send({ op: "reply", id, error: error instanceof Error ? error.message : String(error) });
+    }
+  });
+}
+
+port.on("message", (message: ToWorker) => {
+  const screen = screens.get(message.key);
+  switch (message.op) {
+    case "open":
+      screens.set(message.key, new Screen(message.key, message.cols, message.rows, message.scrollback));
+      return;
+    case "write":
+      return screen?.write(message.data);
+    case "resize":
+      // In stream order: what came before the resize is parsed at the old size.
+      return screen?.after(() => screen.terminal.resize(message.cols, message.rows));
+    case "close":
+      screens.delete(message.key);
+      // Requests posted before the close are still answered: they are queued ahead of the dispose.
+      return screen?.after(() => screen.terminal.dispose());
+    case "settled":
+      return answer(message.id, screen, () => null);
+    case "screen":
+      return answer(message.id, screen, (s) => s.screen());
+    case "capture":
+      return answer(message.id, screen, (s) => capture(s.terminal, message.options));
+  }
+});
