@@ -107,6 +107,16 @@ describe("venom-mux panes", () => {
     await mux.stop();
   });
 
+  it("`new` typed in one of the daemon's own panes creates the pane detached instead of nesting an attach", async () => {
+    const mux = await startMux();
+    cli(mux, ["new", "-d", "-n", "host", ...shell]);
+    cli(mux, ["send", "-t", "host", `${process.execPath} ${mux.bin} new -n guest -- sleep 300; echo "new=$?"`, "Enter"]);
+    await screenMatches(mux, "host", /new=0/);
+    expect(cli(mux, ["capture", "-t", "host", "-J"]).stdout).toMatch(/created %2 detached: this terminal is one of its panes/);
+    expect(cli(mux, ["ls"]).stdout).toMatch(/%2 guest: sleep 300 \[\d+x\d+\] running\n/);
+    await mux.stop();
+  });
+
   it("kill ends the pane's whole process group, including a grandchild that ignores TERM", async () => {
     const mux = await startMux();
     const pane = JSON.parse(

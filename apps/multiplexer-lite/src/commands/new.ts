@@ -1,3 +1,4 @@
+import { parseMarkers } from "@venom/proto";
 import { type CliApp, type Command, Exit } from "@venom/runtime/cli";
 import { attachToPane } from "../attach/attach.js";
 import { withMux } from "./client.js";
@@ -17,9 +18,12 @@ export function newCommand(app: CliApp): Command {
       agent: { type: "string" },
     },
     async execute({ home, json, io, values, positionals }) {
-      const interactive = !values.detached && !json && process.stdin.isTTY === true && process.stdout.isTTY === true;
-      const pane = await withMux(app, home, (client) =>
-        client.request("pane/new", {
+      const terminal = !values.detached && !json && process.stdin.isTTY === true && process.stdout.isTTY === true;
+      let nested = false;
+      const pane = await withMux(app, home, (client) => {
+        // Inside one of this daemon's own panes, attaching would nest panes in themselves: create it detached instead.
+        nested = parseMarkers(process.env).parent?.startsWith(`${client.hello.instance}/`) === true;
+        return client.request("pane/new", {
           ...(positionals.length > 0 ? { argv: positionals } : {}),
           ...(values.name ? { name: values.name as string } : {}),
           ...(values.cwd ? { cwd: values.cwd as string } : {}),
@@ -27,9 +31,10 @@ export function newCommand(app: CliApp): Command {
           ...(values.agent ? { agent: values.agent as string } : {}),
           cols: process.stdout.columns ?? 80,
           rows: process.stdout.rows ?? 24,
-        }),
-      );
-      if (interactive) return attachToPane(app, home, pane.id);
+        });
+      });
+      if (terminal && !nested) return attachToPane(app, home, pane.id);
+      if (terminal) io.err(`${app.program}: created ${pane.id} detached: this terminal is one of its panes (switch with prefix n, p or w)`);
       if (json) io.out(JSON.stringify(pane));
       else io.out(`${pane.id} ${pane.name}`);
       return Exit.ok;
