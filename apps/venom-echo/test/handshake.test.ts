@@ -18,6 +18,18 @@ describe("handshake (DESIGN.md: first request must be hello)", () => {
     expect(await raw.waitClosed()).toBe(true);
   });
 
+  it("a call pipelined in the same write as hello is answered after hello, and nothing comes before hello's answer", async () => {
+    const raw = await RawClient.open(daemon.socket);
+    raw.send(
+      `${JSON.stringify({ jsonrpc: "2.0", id: 1, method: "hello", params: { protocol: "venom/1", client: { name: "raw", version: "0" } } })}\n${JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "echo", arguments: { text: "piped" } } })}\n`,
+    );
+    const first = await raw.next(1);
+    expect(first).toMatchObject({ id: 1, result: { protocol: "venom/1" } });
+    for (let n = 2; !raw.lines.some((l: any) => l.id === 2); n++) await raw.next(n);
+    expect(raw.lines.find((l: any) => l.id === 2)).toMatchObject({ result: { status: "ok", content: "piped" } });
+    raw.close();
+  });
+
   it("an unknown protocol version gets -32002 naming the supported ones, and closes", async () => {
     const raw = await RawClient.open(daemon.socket);
     raw.hello(1, { protocol: "venom/99" });

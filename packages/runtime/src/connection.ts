@@ -103,6 +103,7 @@ export class Connection<Context> {
     }
   }
   #disposed = false;
+  #greeted: Promise<void> = Promise.resolve();
 
   get activeCalls(): number {
     return this.#calls.size;
@@ -115,6 +116,8 @@ export class Connection<Context> {
       return this.#hello(params);
     }
     if (!session) throw new ProtocolError(ErrorCode.HelloRequired, `hello required first (protocol ${PROTOCOL})`);
+    // A request pipelined right behind hello waits until hello's answer is on the wire, so nothing precedes it.
+    await this.#greeted;
     const spec = (Methods as Record<string, { direction: string; management: boolean; params: z.ZodType }>)[method];
     const app = this.host.appMethods[method];
     if (!(spec && spec.direction === "client") && !app) {
@@ -182,6 +185,7 @@ export class Connection<Context> {
     const hello = HelloParamsSchema.parse(params);
     const context = this.host.createContext(state);
     this.#session = { state, context, rpc: this.rpc };
+    this.#greeted = new Promise((resolve) => setImmediate(resolve));
     this.host.logger.info(
       {
         principal: state.principal.kind,
