@@ -47,9 +47,17 @@ globalThis.clearTimeout = ((handle: Parameters<typeof clearTimeout>[0]) => {
   else clear(handle);
 }) as typeof clearTimeout;
 
+/** DEC private modes the serializer does not restore but a re-attached client must get: cursor visibility, SGR mouse encoding. */
+const TRACKED_MODES = [25, 1006] as const;
+
 class Screen {
   readonly terminal: xterm.Terminal;
   readonly #serialize = new serializeAddon.SerializeAddon();
+  /** Set and reset by the program (`CSI ? 25 l`, `CSI ? 1006 h`); starts as a fresh terminal's. */
+  readonly #modes = new Map<number, boolean>([
+    [25, true],
+    [1006, false],
+  ]);
   parsed = 0;
 
   constructor(
@@ -60,6 +68,15 @@ class Screen {
   ) {
     this.terminal = new xterm.Terminal({ cols, rows, scrollback, allowProposedApi: true });
     this.terminal.loadAddon(this.#serialize);
+    for (const [final, on] of [
+      ["h", true],
+      ["l", false],
+    ] as const) {
+      this.terminal.parser.registerCsiHandler({ prefix: "?", final }, (params) => {
+        for (const param of params) if (typeof param === "number" && this.#modes.has(param)) this.#modes.set(param, on);
+        return false; // observed only: xterm still handles the sequence itself
+      });
+    }
   }
 
   /** xterm queues the write and parses it in slices of its own; the main thread hears when it is done. */
@@ -75,9 +92,10 @@ class Screen {
     this.terminal.write("", fn);
   }
 
-  /** Escape sequences that redraw the screen as it is: contents, alternate screen, cursor. */
+  /** Escape sequences that redraw the screen as it is: contents, alternate screen, cursor position and visibility, modes. */
   screen(): string {
-    return `\x1b[H\x1b[2J${this.#serialize.serialize({ scrollback: 0 })}`;
+    const modes = TRACKED_MODES.map((mode) => `\x1b[?${mode}${this.#modes.get(mode) ? "h" : "l"}`).join("");
+    return `\x1b[H\x1b[2J${this.#serialize.serialize({ scrollback: 0 })}${modes}`;
   }
 }
 

@@ -117,6 +117,20 @@ describe("venom-mux panes", () => {
     await mux.stop();
   });
 
+  it("the screen an attaching client gets restores a hidden cursor and SGR mouse mode", async () => {
+    const mux = await startMux();
+    const client = await connect(mux);
+    const plain = await client.request("pane/new", { argv: ["sleep", "300"] });
+    const hiding = await client.request("pane/new", { argv: ["sh", "-c", "printf 'ready\\033[?25l\\033[?1006h'; sleep 300"] });
+    await screenMatches(mux, hiding.id, /ready/);
+    const fresh = await client.request("pane/attach", { target: plain.id });
+    expect(fresh.screen.endsWith("\x1b[?25h\x1b[?1006l")).toBe(true);
+    const hidden = await client.request("pane/attach", { target: hiding.id });
+    expect(hidden.screen.endsWith("\x1b[?25l\x1b[?1006h")).toBe(true);
+    client.close();
+    await mux.stop();
+  });
+
   it("kill ends the pane's whole process group, including a grandchild that ignores TERM", async () => {
     const mux = await startMux();
     const pane = JSON.parse(
