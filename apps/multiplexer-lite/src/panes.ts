@@ -92,9 +92,7 @@ export class PaneTable {
         `refused: a pane here would run at delegation depth ${depth}, over the limit of ${maxDepth} (agent.max_delegation_depth)`,
       );
     }
-    if (params.name && this.list().some((p) => p.name === params.name)) {
-      throw new ProtocolError(ErrorCode.InvalidParams, `invalid params: name: a pane named "${params.name}" exists`, { path: ["name"] });
-    }
+    if (params.name) this.assertNameFree(params.name);
     for (const key of Object.keys(params.env ?? {})) {
       if (key.startsWith("VENOM_")) {
         throw new ProtocolError(ErrorCode.InvalidParams, `invalid params: env.${key}: Venom's own variables cannot be set`, {
@@ -222,6 +220,13 @@ export class PaneTable {
     removeRecord(this.host.home, tracked.recordId);
     this.#panes.delete(pane.id);
     pane.dispose();
+  }
+
+  /** Names are targets, so two panes may not share one. */
+  assertNameFree(name: string, except?: Pane): void {
+    if (this.list().some((p) => p !== except && p.name === name)) {
+      throw new ProtocolError(ErrorCode.InvalidParams, `invalid params: name: a pane named "${name}" exists`, { path: ["name"] });
+    }
   }
 
   async closeAll(): Promise<void> {

@@ -131,6 +131,18 @@ describe("venom-mux panes", () => {
     await mux.stop();
   });
 
+  it("pane names are unique targets: new and rename refuse a name in use, naming it", async () => {
+    const mux = await startMux();
+    cli(mux, ["new", "-d", "-n", "a", "--", "sleep", "300"]);
+    cli(mux, ["new", "-d", "-n", "b", "--", "sleep", "300"]);
+    expect(cli(mux, ["new", "-d", "-n", "a", "--", "sleep", "300"]).stderr).toMatch(/name: a pane named "a" exists/);
+    expect(cli(mux, ["rename", "-t", "b", "a"]).stderr).toMatch(/name: a pane named "a" exists/);
+    expect(cli(mux, ["rename", "-t", "b", "b"]).code).toBe(0);
+    expect(cli(mux, ["rename", "-t", "b", "c"]).code).toBe(0);
+    expect(cli(mux, ["ls"]).stdout).toMatch(/^%1 a: .*\n%2 c: /);
+    await mux.stop();
+  });
+
   it("kill ends the pane's whole process group, including a grandchild that ignores TERM", async () => {
     const mux = await startMux();
     const pane = JSON.parse(

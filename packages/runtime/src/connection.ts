@@ -2,7 +2,6 @@ import { randomUUID } from "node:crypto";
 import type { Readable, Writable } from "node:stream";
 import {
   bounded,
-  type Decorator,
   type Dispatcher,
   ErrorCode,
   HelloParamsSchema,
@@ -245,5 +244,3 @@ export class Connection<Context> {
     }
   }
 }
-
-export type { Decorator };
