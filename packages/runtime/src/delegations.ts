@@ -27,7 +27,13 @@ const startTime = z.number().int().nonnegative();
 export const DelegationRecordSchema = z.strictObject({
   id: z.string().regex(ID),
   /** The daemon that started the process; its records are orphans once it is gone. */
-  owner: z.strictObject({ instance: z.string().min(1).max(256), pid, startTime }),
+  owner: z.strictObject({
+    instance: z.string().min(1).max(256),
+    /** Which app's daemon it is: a delegate's approvals are relayed to $VENOM_HOME/state/<app>.sock. */
+    app: z.enum(["echo", "mux", "orch"]),
+    pid,
+    startTime,
+  }),
   pid,
   startTime,
   pgid: pid,

@@ -12,6 +12,7 @@ export * from "./notices.js";
 export * from "./peer.js";
 export * from "./proc.js";
 export * from "./process-runner.js";
+export * from "./relay.js";
 export * from "./rpc.js";
 export * from "./secret.js";
 export * from "./session.js";
