@@ -74,7 +74,9 @@ try {
   console.log("three daemons started: venom-echo, venom-mux, venom-orch");
 
   await run("an agent writes a file through venom-echo: the approval comes back to you", "writer", "write notes.txt hello from an agent");
-  console.log(`  notes.txt now holds: ${existsSync(join(workspace, "notes.txt")) ? readFileSync(join(workspace, "notes.txt"), "utf8") : "(nothing)"}`);
+  console.log(
+    `  notes.txt now holds: ${existsSync(join(workspace, "notes.txt")) ? readFileSync(join(workspace, "notes.txt"), "utf8") : "(nothing)"}`,
+  );
   await run("an agent tries to read outside the workspace: refused", "reader", "read ../../etc/passwd");
   await run("an agent tries to stop venom-mux from its pane: refused (it is a delegate)", "stopper", "mux-stop");
   await run(
@@ -82,7 +84,9 @@ try {
     "venom",
     "write nested.txt hello from a nested agent",
   );
-  console.log(`  nested.txt now holds: ${existsSync(join(workspace, "nested.txt")) ? readFileSync(join(workspace, "nested.txt"), "utf8") : "(nothing)"}`);
+  console.log(
+    `  nested.txt now holds: ${existsSync(join(workspace, "nested.txt")) ? readFileSync(join(workspace, "nested.txt"), "utf8") : "(nothing)"}`,
+  );
 } finally {
   // Never leave a daemon behind, even if a step above failed.
   for (const app of ["orch", "mux", "echo"]) {

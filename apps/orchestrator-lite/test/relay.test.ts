@@ -1,10 +1,10 @@
 import { spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { PROTOCOL } from "@venom/proto";
-import type { VenomClient } from "@venom/runtime";
+import { ErrorCode, PROTOCOL } from "@venom/proto";
+import { VenomClient } from "@venom/runtime";
 import { afterAll, describe, expect, it } from "vitest";
-import { cleanupAll } from "../../../testkit/daemon.js";
+import { cleanupAll, RawClient } from "../../../testkit/daemon.js";
 import { startStack } from "./stack.js";
 
 afterAll(cleanupAll);
@@ -70,6 +70,29 @@ describe("the approval relay", () => {
     expect(out).not.toContain("ASKED-MYSELF");
     expect(JSON.parse(out)).toMatchObject({ status: "denied" });
     expect(existsSync(join(stack.workspace, "self.txt"))).toBe(false);
+  });
+
+  it("approval/relay is refused to a delegate (-32003): only daemons in the owner context may relay", async () => {
+    const stack = await startStack();
+    const raw = await VenomClient.connect(stack.mux.socket, { client: { name: "t", version: "0" } });
+    // A delegate (here by its claim) may not inject a question into anyone's gate.
+    const delegate = await RawClient.open(stack.mux.socket);
+    delegate.hello(1, { delegation: { depth: 1, parent: "x/y" } });
+    delegate.request(2, "approval/relay", {
+      record: "mux-any-1",
+      depth: 1,
+      request: { callId: "c", tool: "write", summary: "s", risk: "write", label: "[echo]" },
+    });
+    expect(await delegate.next(2)).toMatchObject({ id: 2, error: { code: ErrorCode.OwnerRequired } });
+    // The owner may, and an unknown record simply denies.
+    expect(
+      await raw.rpc.request("approval/relay", {
+        record: "mux-unknown-1",
+        depth: 1,
+        request: { callId: "c", tool: "write", summary: "s", risk: "write", label: "[echo]" },
+      }),
+    ).toEqual({ decision: "deny" });
+    raw.close();
   });
 
   it("a background job's relayed approvals get the policy's answer, else the launcher's autoApprove, else a denial", async () => {
