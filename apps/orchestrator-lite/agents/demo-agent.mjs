@@ -14,6 +14,8 @@
 //   mux-new              venom-mux pane/new (a new pane one level deeper)
 //   delegate AGENT TEXT  venom-orch agent (a nested launch)
 //   sleep SECONDS        sleep, then exit 0
+//   say TEXT             print TEXT as it is (control characters included)
+//   hold TEXT            print TEXT, then wait a minute (something to attach to)
 //   exit CODE            exit with CODE
 //   anything else        say how long the prompt was, exit 0
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -93,6 +95,13 @@ switch (verb) {
       `delegate to ${first}`,
       await call("orch", "tools/call", { name: "agent", arguments: { agent: first, prompt: rest.join(" ") } }),
     );
+    break;
+  case "say":
+    console.log([first, ...rest].join(" "));
+    break;
+  case "hold":
+    console.log([first, ...rest].join(" "));
+    await new Promise((resolve) => setTimeout(resolve, 60_000));
     break;
   case "sleep":
     await new Promise((resolve) => setTimeout(resolve, Number(first) * 1000));

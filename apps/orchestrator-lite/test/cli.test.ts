@@ -67,6 +67,53 @@ describe("venom-orch CLI", () => {
     }
   });
 
+  it("run escapes what the agent printed before it reaches the terminal", async () => {
+    const stack = await startStack();
+    const run = cli({ env: stack.orch.env, bin: stack.orch.bin }, ["run", "demo", "say abc\u202edef", "--yes"]);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain("abc\\u202edef");
+    expect(run.stdout).not.toContain("\u202e");
+  });
+
+  it("attach JOB shows the job's pane the way venom-mux attach does; C-b d detaches", async () => {
+    const stack = await startStack();
+    const orch = { env: stack.orch.env, bin: stack.orch.bin };
+    expect(cli(orch, ["run", "demo", "hold watching-this-pane", "--yes", "--background"]).code).toBe(0);
+    await expect.poll(() => cli(orch, ["jobs"]).stdout, { timeout: 30_000 }).toMatch(/demo-1 running/);
+    const session = `orch-attach-${process.pid}`;
+    const tmux = (...args: string[]) => spawnSync("tmux", args, { encoding: "utf8" });
+    const env = Object.entries({ VENOM_HOME: stack.home, HOME: stack.userHome }).flatMap(([k, v]) => ["-e", `${k}=${v}`]);
+    tmux("new-session", "-d", "-s", session, "-x", "120", "-y", "30", ...env, process.execPath, ORCH_BIN, "attach", "demo-1");
+    try {
+      await expect.poll(() => tmux("capture-pane", "-p", "-t", session).stdout, { timeout: 20_000 }).toMatch(/watching-this-pane/);
+      tmux("send-keys", "-t", session, "C-b", "d");
+      await expect.poll(() => tmux("has-session", "-t", session).status, { timeout: 20_000 }).not.toBe(0);
+    } finally {
+      tmux("kill-session", "-t", session);
+    }
+    // Detaching left the job running.
+    expect(cli(orch, ["jobs"]).stdout).toMatch(/demo-1 running/);
+    expect(cli(orch, ["cancel", "demo-1", "--yes"]).code).toBe(0);
+    await expect.poll(() => cli(orch, ["jobs"]).stdout, { timeout: 30_000 }).toMatch(/demo-1 cancelled/);
+  });
+
+  it("agents status shows the private home and whether a key is stored, never the key", async () => {
+    const stack = await startStack();
+    const orch = { env: stack.orch.env, bin: stack.orch.bin };
+    const login = spawnSync(process.execPath, [ORCH_BIN, "agents", "login", "dsh"], {
+      env: stack.orch.env,
+      input: "sk-status-canary\n",
+      encoding: "utf8",
+    });
+    expect(login.status, login.stderr).toBe(0);
+    expect(login.stdout + login.stderr).not.toContain("sk-status-canary");
+    const status = cli(orch, ["agents", "status", "dsh"]);
+    expect(status.stdout).toContain(`dsh: private home ${join(stack.home, "agents", "dsh")} (mode 0700)`);
+    expect(status.stdout).toMatch(/DSH_HOME points at .*agents\/dsh\/state/);
+    expect(status.stdout).toMatch(/key: stored/);
+    expect(status.stdout).not.toContain("sk-status-canary");
+  });
+
   it("agents list says for each agent why it is or is not offered", async () => {
     const stack = await startStack({ fakes: ["codex"] });
     const list = cli({ env: stack.orch.env, bin: stack.orch.bin }, ["agents", "list"]).stdout;
