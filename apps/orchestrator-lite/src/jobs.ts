@@ -1,7 +1,7 @@
-import { closeSync, constants, fstatSync, openSync, readdirSync, readSync, unlinkSync } from "node:fs";
+import { readdirSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
 import { JobStateSchema } from "@venom/proto";
-import { privateDir, type VenomHome, writeFileAtomic } from "@venom/runtime";
+import { privateDir, readSmallFile, type VenomHome, writeFileAtomic } from "@venom/runtime";
 import { z } from "zod";
 
 // Jobs: one delegated run each, in one venom-mux pane. Their state comes from
@@ -75,25 +75,15 @@ export class JobStore {
   }
 }
 
+/** A planted, oversized or malformed job file is skipped. */
 function readJob(path: string): JobRecord | null {
-  let fd: number;
+  const bytes = readSmallFile(path, MAX_FILE_BYTES);
+  if (bytes === null) return null;
   try {
-    // Never follow a planted symlink or wait on a FIFO.
-    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-  } catch {
-    return null;
-  }
-  try {
-    const stat = fstatSync(fd);
-    if (!stat.isFile() || stat.size > MAX_FILE_BYTES) return null;
-    const buffer = Buffer.alloc(stat.size);
-    readSync(fd, buffer, 0, stat.size, 0);
-    const parsed = JobRecordSchema.safeParse(JSON.parse(buffer.toString("utf8")));
+    const parsed = JobRecordSchema.safeParse(JSON.parse(bytes.toString("utf8")));
     return parsed.success ? parsed.data : null;
   } catch {
     return null;
-  } finally {
-    closeSync(fd);
   }
 }
 

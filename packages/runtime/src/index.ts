@@ -16,6 +16,7 @@ export * from "./relay.js";
 export * from "./rpc.js";
 export * from "./secret.js";
 export * from "./session.js";
+export * from "./small-file.js";
 export * from "./socket-probe.js";
 export * from "./tool-env.js";
 export * from "./workspace-fs.js";
