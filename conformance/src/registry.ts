@@ -7,6 +7,7 @@ import { framingChecks } from "./checks/framing.js";
 import { grantsChecks } from "./checks/grants.js";
 import { handshakeChecks } from "./checks/handshake.js";
 import { identityChecks } from "./checks/identity.js";
+import { orchChecks } from "./checks/orch.js";
 import { paneChecks } from "./checks/panes.js";
 import { processChecks } from "./checks/process.js";
 import { protocolChecks } from "./checks/protocol.js";
@@ -35,6 +36,7 @@ export const CHECKS: readonly Check[] = [
   ...processChecks,
   ...identityChecks,
   ...paneChecks,
+  ...orchChecks,
   ...secretsChecks,
 ];
 
