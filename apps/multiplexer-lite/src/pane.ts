@@ -2,6 +2,7 @@ import { constants } from "node:os";
 import type { PaneInfo } from "@venom/proto";
 import * as pty from "node-pty";
 import type { CaptureOptions } from "./capture.js";
+import { OutputFilter } from "./output-filter.js";
 import { ScreenModel } from "./screen-model.js";
 
 /** Someone watching a pane: gets its output live, or a redraw after falling behind. */
@@ -28,6 +29,8 @@ export interface PaneSpec {
   depth: number;
   envPolicy: "inherit" | "delegated";
   scrollback: number;
+  /** OSC 52 clipboard writes reach viewers' terminals (`[mux] allow_clipboard`). */
+  allowClipboard: boolean;
 }
 
 /** A viewer whose unread output passes this is dropped to a redraw (tmux: a slow client is redrawn, never waited for). */
@@ -70,6 +73,8 @@ interface Watcher {
 export class Pane {
   readonly process: pty.IPty;
   readonly #model: ScreenModel;
+  /** What of the output may reach a viewer's real terminal; stateful, so it sees all output, watched or not. */
+  readonly #filter: OutputFilter;
   readonly #viewers = new Map<string, Watcher>();
   readonly #exitWaiters: (() => void)[] = [];
   readonly createdAt = new Date().toISOString();
@@ -92,8 +97,12 @@ export class Pane {
     this.name = spec.name;
     this.#cols = spec.cols;
     this.#rows = spec.rows;
-    this.#model = new ScreenModel({ cols: spec.cols, rows: spec.rows, scrollback: spec.scrollback }, (lagging) =>
-      lagging ? this.process.pause() : this.process.resume(),
+    this.#filter = new OutputFilter(spec.allowClipboard);
+    this.#model = new ScreenModel(
+      { cols: spec.cols, rows: spec.rows, scrollback: spec.scrollback },
+      (lagging) => (lagging ? this.process.pause() : this.process.resume()),
+      // The model answers the program's terminal queries, as tmux does; they never reach a viewer's terminal.
+      (answer) => this.write(answer),
     );
     const [file, ...args] = spec.argv;
     this.process = pty.spawn(file as string, args, {
@@ -176,14 +185,16 @@ export class Pane {
     const data = this.#batch.length === 1 ? (this.#batch[0] as string) : this.#batch.join("");
     this.#batch = [];
     this.#batchLength = 0;
+    this.#model.write(data);
+    const shown = this.#filter.feed(data);
+    if (shown === "") return;
     for (const watcher of this.#viewers.values()) {
-      if (watcher.state === "waiting") watcher.pending.push(data);
+      if (watcher.state === "waiting") watcher.pending.push(shown);
       else if (watcher.state === "live") {
         if (watcher.viewer.backlog() > VIEWER_BACKLOG_LIMIT) this.#fallBehind(watcher);
-        else watcher.viewer.output(data);
+        else watcher.viewer.output(shown);
       }
     }
-    this.#model.write(data);
   }
 
   /** Drop what a slow viewer would have got; redraw it from the model once it has caught up. */

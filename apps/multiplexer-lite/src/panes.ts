@@ -123,6 +123,7 @@ export class PaneTable {
         depth,
         envPolicy: params.envPolicy,
         scrollback: config.mux.scrollback_lines,
+        allowClipboard: config.mux.allow_clipboard,
       },
       (ended) => void this.#ended(ended),
     );

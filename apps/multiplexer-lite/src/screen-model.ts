@@ -70,6 +70,10 @@ class ScreenWorker {
       for (const [key, parsed] of message.totals) this.#models.get(key)?.parsedUpTo(parsed);
       return;
     }
+    if (message.op === "answer") {
+      this.#models.get(message.key)?.answer(message.data);
+      return;
+    }
     const reply = this.#replies.get(message.id);
     this.#replies.delete(message.id);
     if ("error" in message) reply?.reject(new Error(message.error));
@@ -96,10 +100,14 @@ export class ScreenModel {
   #lagging = false;
   #closed = false;
 
-  /** `backpressure(true)` when the model lags past the high-water mark, `(false)` once it is back under the low one. */
+  /**
+   * `backpressure(true)` when the model lags past the high-water mark, `(false)` once it is back under the low one;
+   * `answer(data)` when the program asked the terminal something (cursor position, attributes…): the answer goes to the program.
+   */
   constructor(
     size: { cols: number; rows: number; scrollback: number },
     private readonly backpressure: (lagging: boolean) => void,
+    readonly answer: (data: string) => void,
   ) {
     this.#key = this.#worker.open(this, size);
   }

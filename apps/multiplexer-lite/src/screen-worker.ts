@@ -2,6 +2,7 @@ import { type MessagePort, parentPort } from "node:worker_threads";
 import serializeAddon from "@xterm/addon-serialize";
 import xterm from "@xterm/headless";
 import { type CaptureOptions, capture } from "./capture.js";
+import { answerQueries, WINDOW_REPORTS } from "./terminal-answers.js";
 
 /**
  * The screen models of every pane of the daemon, on a thread of their own:
@@ -20,9 +21,10 @@ export type ToWorker =
   | { op: "screen"; key: number; id: number }
   | { op: "capture"; key: number; id: number; options: CaptureOptions };
 
-/** Worker → main thread: characters parsed so far per model (for backpressure), or a request's answer. */
+/** Worker → main thread: characters parsed so far per model (for backpressure), a model's answer to a terminal query, or a request's answer. */
 export type FromWorker =
   | { op: "parsed"; totals: [key: number, parsed: number][] }
+  | { op: "answer"; key: number; data: string }
   | { op: "reply"; id: number; result: string | null }
   | { op: "reply"; id: number; error: string };
 
@@ -66,8 +68,9 @@ class Screen {
     rows: number,
     scrollback: number,
   ) {
-    this.terminal = new xterm.Terminal({ cols, rows, scrollback, allowProposedApi: true });
+    this.terminal = new xterm.Terminal({ cols, rows, scrollback, allowProposedApi: true, windowOptions: WINDOW_REPORTS });
     this.terminal.loadAddon(this.#serialize);
+    answerQueries(this.terminal, (data) => send({ op: "answer", key, data }));
     for (const [final, on] of [
       ["h", true],
       ["l", false],

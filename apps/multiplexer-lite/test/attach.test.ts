@@ -1,5 +1,6 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import type { VenomClient } from "@venom/runtime";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { cleanupAll, cli, connect, MUX_BIN, type StartOptions, startMux, type TestDaemon } from "../../../testkit/daemon.js";
@@ -88,6 +89,7 @@ function terminal(d: Mux, size: { cols?: number; rows?: number } = {}): Tmux {
   return tmux;
 }
 
+const NEEDS_CURSOR = fileURLToPath(new URL("./fixtures/needs-cursor.mjs", import.meta.url));
 const attachLine = (target: string) => `${process.execPath} ${MUX_BIN} attach -t ${target}`;
 
 /** Type `venom-mux attach -t target` in the outer shell and wait until `shows` is on the screen. */
@@ -361,6 +363,33 @@ describe("venom-mux attach", () => {
     expect(screen).not.toContain("outer$");
     tmux.enter("echo after-flood-$((5*5))");
     await tmux.waitFor(ran("after-flood-25"));
+  });
+
+  it("keeps the pane's terminal queries, title and clipboard writes off the real terminal; the daemon answers the queries", async () => {
+    const d = await daemon();
+    await pane(d, "a");
+    const tmux = terminal(d);
+    // The outer tmux takes clipboard writes from its pane (this client) into a paste buffer: a leak would show there.
+    tmux.run("set", "-g", "set-clipboard", "on");
+    await attach(tmux, "a", /^inner\$ ?$/m);
+    tmux.enter(`printf '\\033]2;pane-title\\007\\033]52;c;c3RvbGVu\\007'; ${process.execPath} ${NEEDS_CURSOR}`);
+    await tmux.waitFor(/^ready at \d+;1$/m);
+    // Had a query reached the outer terminal, its answer would have been typed into the pane ahead of this line.
+    tmux.enter("hello");
+    await tmux.waitFor(/^got: "hello"$/m);
+    expect(tmux.run("display-message", "-p", "#{pane_title}")).not.toContain("pane-title");
+    expect(tmux.run("list-buffers")).toBe("");
+  });
+
+  it("lets clipboard writes through with [mux] allow_clipboard = true", async () => {
+    const d = await daemon({ config: "[mux]\nallow_clipboard = true\n" });
+    await pane(d, "a");
+    const tmux = terminal(d);
+    tmux.run("set", "-g", "set-clipboard", "on");
+    await attach(tmux, "a", /^inner\$ ?$/m);
+    tmux.enter("printf '\\033]52;c;c2hhcmVk\\007'; echo printed-$((2*4))");
+    await tmux.waitFor(ran("printed-8"));
+    await expect.poll(() => tmux.run("show-buffer"), { timeout: 10_000 }).toBe("shared");
   });
 
   it("refuses to attach from inside one of the daemon's own panes", async () => {
