@@ -68,7 +68,15 @@ class Screen {
     rows: number,
     scrollback: number,
   ) {
-    this.terminal = new xterm.Terminal({ cols, rows, scrollback, allowProposedApi: true, windowOptions: WINDOW_REPORTS });
+    this.terminal = new xterm.Terminal({
+      cols,
+      rows,
+      scrollback,
+      allowProposedApi: true,
+      windowOptions: WINDOW_REPORTS,
+      // tmux's scroll-on-clear: clearing the whole screen (ED2, `clear`, C-l) scrolls what it showed into history.
+      scrollOnEraseInDisplay: true,
+    });
     this.terminal.loadAddon(this.#serialize);
     answerQueries(this.terminal, (data) => send({ op: "answer", key, data }));
     for (const [final, on] of [

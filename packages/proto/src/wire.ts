@@ -290,6 +290,8 @@ export const PaneCaptureParamsSchema = z.strictObject({
   escapes: z.boolean().optional(),
   /** Join wrapped lines (tmux -J). */
   join: z.boolean().optional(),
+  /** Keep trailing spaces (tmux -N); -J keeps them too. */
+  trailingSpaces: z.boolean().optional(),
 });
 export const PaneCaptureResultSchema = z.strictObject({ text: z.string() });
 export const PaneAttachParamsSchema = z.strictObject({

@@ -1,5 +1,5 @@
 import { parseMarkers } from "@venom/proto";
-import { type CliApp, type Command, Exit } from "@venom/runtime/cli";
+import { type CliApp, type Command, Exit, UsageError } from "@venom/runtime/cli";
 import { attachToPane } from "../attach/attach.js";
 import { withMux } from "./client.js";
 
@@ -7,8 +7,10 @@ import { withMux } from "./client.js";
 export function newCommand(app: CliApp): Command {
   return {
     name: "new",
-    summary: "open a pane: new [-d] [-n NAME] [-c DIR] [--delegated [--agent NAME]] [-- ARGV…]",
-    usage: "new [-d] [-n NAME] [-c DIR] [--delegated] [--agent NAME] [-- ARGV…]",
+    summary: "open a pane: new [-d] [-n NAME] [-c DIR] [-x COLS] [-y ROWS] [--delegated [--agent NAME]] [-- ARGV…]",
+    usage:
+      "new [-d] [-n NAME] [-c DIR] [-x COLS] [-y ROWS] [--delegated] [--agent NAME] [-- ARGV…]\n\n" +
+      "The size is this terminal's (80x24 without one) unless -x/-y say otherwise.",
     management: false,
     options: {
       detached: { type: "boolean", short: "d" },
@@ -16,8 +18,12 @@ export function newCommand(app: CliApp): Command {
       cwd: { type: "string", short: "c" },
       delegated: { type: "boolean" },
       agent: { type: "string" },
+      x: { type: "string", short: "x" },
+      y: { type: "string", short: "y" },
     },
     async execute({ home, json, io, values, positionals }) {
+      const cols = dimension(values.x as string | undefined, "-x", process.stdout.columns ?? 80);
+      const rows = dimension(values.y as string | undefined, "-y", process.stdout.rows ?? 24);
       const terminal = !values.detached && !json && process.stdin.isTTY === true && process.stdout.isTTY === true;
       let nested = false;
       const pane = await withMux(app, home, (client) => {
@@ -29,8 +35,8 @@ export function newCommand(app: CliApp): Command {
           ...(values.cwd ? { cwd: values.cwd as string } : {}),
           ...(values.delegated ? { envPolicy: "delegated" as const } : {}),
           ...(values.agent ? { agent: values.agent as string } : {}),
-          cols: process.stdout.columns ?? 80,
-          rows: process.stdout.rows ?? 24,
+          cols,
+          rows,
         });
       });
       if (terminal && !nested) return attachToPane(app, home, pane.id);
@@ -40,4 +46,10 @@ export function newCommand(app: CliApp): Command {
       return Exit.ok;
     },
   };
+}
+
+function dimension(value: string | undefined, flag: string, otherwise: number): number {
+  if (value === undefined) return otherwise;
+  if (!/^\d+$/.test(value)) throw new UsageError(`${flag} takes a whole number`);
+  return Number(value);
 }
