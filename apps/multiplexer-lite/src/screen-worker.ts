@@ -1,5 +1,6 @@
 import { type MessagePort, parentPort } from "node:worker_threads";
 import serializeAddon from "@xterm/addon-serialize";
+import unicode11Addon from "@xterm/addon-unicode11";
 import xterm from "@xterm/headless";
 import { type CaptureOptions, capture } from "./capture.js";
 import { answerQueries, WINDOW_REPORTS } from "./terminal-answers.js";
@@ -78,6 +79,9 @@ class Screen {
       scrollOnEraseInDisplay: true,
     });
     this.terminal.loadAddon(this.#serialize);
+    // Character widths of Unicode 11 (emoji and East Asian wide characters take two cells), as tmux's wcwidth gives them.
+    this.terminal.loadAddon(new unicode11Addon.Unicode11Addon());
+    this.terminal.unicode.activeVersion = "11";
     answerQueries(this.terminal, (data) => send({ op: "answer", key, data }));
     for (const [final, on] of [
       ["h", true],

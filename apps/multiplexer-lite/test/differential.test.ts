@@ -59,6 +59,33 @@ const CASES: Case[] = [
     captures: [...PLAIN, ["-e", "-J"]],
   },
   {
+    name: "wide characters: CJK, emoji, flags, combining marks, a wide character that does not fit at the end of a line",
+    bytes:
+      `${"😀".repeat(40)}\n${"😀".repeat(41)}\n漢字テスト한국어\n${"x".repeat(79)}漢\ne\u0301 cafe\u0301 ❤️ 🇫🇷 👍🏽 👨‍👩‍👧 ©\n` +
+      `${ESC}[31m漢${ESC}[0m字\n`,
+    captures: [...PLAIN, ["-e"]],
+  },
+  {
+    name: "line drawing (DEC special graphics) is captured as the Unicode box characters it shows",
+    bytes: `${ESC}(0lqqk${ESC}(B\nx\n`,
+    captures: [["-S", "1"]],
+    // tmux prints the ASCII bytes the program sent ("lqqk"), which show as box drawing only after SO or ESC ( 0.
+    deliberate: { flags: ["-E", "0"], venom: "┌──┐\n" },
+  },
+  {
+    name: "emoji newer than Unicode 11 take one cell (Unicode 11 widths); tmux takes the C library's",
+    bytes: `${"🥲".repeat(41)}\n`,
+    captures: [["-S", "2"]],
+    // glibc gives U+1F972 two cells, so tmux wraps after 40 of them.
+    deliberate: { flags: ["-E", "0"], venom: `${"🥲".repeat(41)}\n` },
+  },
+  {
+    name: "a combining mark at column 0 is kept as a cell of its own (tmux drops it)",
+    bytes: "\u0301x\n",
+    captures: [["-S", "1"]],
+    deliberate: { flags: ["-E", "0"], venom: "\u0301x\n" },
+  },
+  {
     name: "a \\r progress bar",
     bytes: "10% [#    ]\r20% [##   ]\r30% [###  ]\rdone\n",
     captures: PLAIN,
