@@ -2,6 +2,7 @@ import { constants } from "node:os";
 import type { PaneInfo } from "@venom/proto";
 import * as pty from "node-pty";
 import type { CaptureOptions } from "./capture.js";
+import type { KeyModes } from "./keys.js";
 import { OutputFilter } from "./output-filter.js";
 import { ScreenModel } from "./screen-model.js";
 
@@ -264,6 +265,12 @@ export class Pane {
   settled(): Promise<void> {
     this.#flush();
     return this.#model.settled();
+  }
+
+  /** The key modes the program has set, once everything received so far has been parsed. */
+  keyModes(): Promise<KeyModes> {
+    this.#flush();
+    return this.#model.modes();
   }
 
   /** tmux capture-pane over the screen model, once it has parsed everything received so far. */

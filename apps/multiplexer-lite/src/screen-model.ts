@@ -1,5 +1,6 @@
 import { Worker } from "node:worker_threads";
 import type { CaptureOptions } from "./capture.js";
+import type { KeyModes } from "./keys.js";
 import type { FromWorker, ToWorker } from "./screen-worker.js";
 
 /**
@@ -24,7 +25,7 @@ const LOW_WATER = 256 * 1024;
 class ScreenWorker {
   readonly #worker = new Worker(new URL("./screen-worker.js", import.meta.url));
   readonly #models = new Map<number, ScreenModel>();
-  readonly #replies = new Map<number, { resolve(value: string | null): void; reject(error: Error): void }>();
+  readonly #replies = new Map<number, { resolve(value: Reply): void; reject(error: Error): void }>();
   #nextKey = 1;
   #nextId = 1;
 
@@ -56,10 +57,10 @@ class ScreenWorker {
 
   /** Answered by the worker once it has parsed everything posted before the request. */
   request(
-    message: { op: "settled" | "screen"; key: number } | { op: "capture"; key: number; options: CaptureOptions },
-  ): Promise<string | null> {
+    message: { op: "settled" | "screen" | "modes"; key: number } | { op: "capture"; key: number; options: CaptureOptions },
+  ): Promise<Reply> {
     const id = this.#nextId++;
-    return new Promise<string | null>((resolve, reject) => {
+    return new Promise<Reply>((resolve, reject) => {
       this.#replies.set(id, { resolve, reject });
       this.post({ ...message, id });
     });
@@ -80,6 +81,8 @@ class ScreenWorker {
     else reply?.resolve(message.result);
   }
 }
+
+type Reply = string | KeyModes | null;
 
 let shared: ScreenWorker | undefined;
 function sharedWorker(): ScreenWorker {
@@ -145,6 +148,11 @@ export class ScreenModel {
     return (await this.#request({ op: "screen", key: this.#key })) as string;
   }
 
+  /** The modes the program has set that change what its keys are (application cursor and keypad, bracketed paste). */
+  async modes(): Promise<KeyModes> {
+    return (await this.#request({ op: "modes", key: this.#key })) as KeyModes;
+  }
+
   async capture(options: CaptureOptions): Promise<string> {
     return (await this.#request({ op: "capture", key: this.#key, options })) as string;
   }
@@ -155,7 +163,7 @@ export class ScreenModel {
     this.#worker.close(this.#key);
   }
 
-  #request(message: Parameters<ScreenWorker["request"]>[0]): Promise<string | null> {
+  #request(message: Parameters<ScreenWorker["request"]>[0]): Promise<Reply> {
     if (this.#closed) return Promise.reject(new Error("the pane's screen model is closed"));
     return this.#worker.request(message);
   }

@@ -3,6 +3,7 @@ import serializeAddon from "@xterm/addon-serialize";
 import unicode11Addon from "@xterm/addon-unicode11";
 import xterm from "@xterm/headless";
 import { type CaptureOptions, capture } from "./capture.js";
+import type { KeyModes } from "./keys.js";
 import { answerQueries, WINDOW_REPORTS } from "./terminal-answers.js";
 
 /**
@@ -20,13 +21,14 @@ export type ToWorker =
   | { op: "close"; key: number }
   | { op: "settled"; key: number; id: number }
   | { op: "screen"; key: number; id: number }
+  | { op: "modes"; key: number; id: number }
   | { op: "capture"; key: number; id: number; options: CaptureOptions };
 
 /** Worker → main thread: characters parsed so far per model (for backpressure), a model's answer to a terminal query, or a request's answer. */
 export type FromWorker =
   | { op: "parsed"; totals: [key: number, parsed: number][] }
   | { op: "answer"; key: number; data: string }
-  | { op: "reply"; id: number; result: string | null }
+  | { op: "reply"; id: number; result: string | KeyModes | null }
   | { op: "reply"; id: number; error: string };
 
 /**
@@ -131,7 +133,7 @@ function reportParsed(screen: Screen): void {
   progressed.add(screen);
 }
 
-function answer(id: number, screen: Screen | undefined, compute: (screen: Screen) => string | null): void {
+function answer(id: number, screen: Screen | undefined, compute: (screen: Screen) => string | KeyModes | null): void {
   if (!screen) {
     send({ op: "reply", id, error: "the pane's screen model is closed" });
     return;
@@ -164,6 +166,12 @@ port.on("message", (message: ToWorker) => {
       return answer(message.id, screen, () => null);
     case "screen":
       return answer(message.id, screen, (s) => s.screen());
+    case "modes":
+      return answer(message.id, screen, ({ terminal: { modes } }) => ({
+        applicationCursor: modes.applicationCursorKeysMode,
+        applicationKeypad: modes.applicationKeypadMode,
+        bracketedPaste: modes.bracketedPasteMode,
+      }));
     case "capture":
       return answer(message.id, screen, (s) => capture(s.terminal, message.options));
   }

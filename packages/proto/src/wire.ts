@@ -275,7 +275,18 @@ export const PaneNewParamsSchema = z.strictObject({
 export const PaneListResultSchema = z.strictObject({ panes: z.array(PaneInfoSchema) });
 export const PaneSendParamsSchema = z.strictObject({
   target: PaneTargetSchema,
-  data: z.string().max(1024 * 1024),
+  /** Typed as it is (default nothing). */
+  data: z
+    .string()
+    .max(1024 * 1024)
+    .default(""),
+  /** Sent after `data`: tmux key names, encoded by the daemon for the pane's current modes (DECCKM, keypad), or text. */
+  keys: z
+    .array(z.union([z.strictObject({ key: z.string().min(1).max(64) }), z.strictObject({ text: z.string().max(1024 * 1024) })]))
+    .max(4096)
+    .optional(),
+  /** `data` is a paste (tmux paste-buffer -p): LF becomes CR, and it is bracketed when the program enabled bracketed paste. */
+  paste: z.boolean().optional(),
   enter: z.boolean().optional(),
 });
 export const PaneSendResultSchema = z.strictObject({ bytes: z.number().int() });
