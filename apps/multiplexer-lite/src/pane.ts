@@ -34,6 +34,13 @@ export interface PaneSpec {
   allowClipboard: boolean;
 }
 
+/**
+ * A new pane's termios as tmux sets them (and terminal emulators do): node-pty
+ * leaves brkint, ixany, imaxbel and hupcl on and eol/eol2 at 0xff, which
+ * programs that check them (or a stray 0xff byte) notice.
+ */
+const SET_TERMIOS = 'stty -brkint -ixany -imaxbel -hupcl eol undef eol2 undef 2>/dev/null; exec "$@"';
+
 /** A viewer whose unread output passes this is dropped to a redraw (tmux: a slow client is redrawn, never waited for). */
 const VIEWER_BACKLOG_LIMIT = 1024 * 1024;
 /**
@@ -105,8 +112,8 @@ export class Pane {
       // The model answers the program's terminal queries, as tmux does; they never reach a viewer's terminal.
       (answer) => this.write(answer),
     );
-    const [file, ...args] = spec.argv;
-    this.process = pty.spawn(file as string, args, {
+    // The program starts under a one-line shell that sets tmux's termios and execs it (same pid, nothing left behind).
+    this.process = pty.spawn("/bin/sh", ["-c", SET_TERMIOS, "sh", ...spec.argv], {
       name: "xterm-256color",
       cols: spec.cols,
       rows: spec.rows,

@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { VenomClient } from "@venom/runtime";
@@ -88,6 +88,31 @@ describe("terminal queries", () => {
     await expect
       .poll(async () => (await d.client.request("pane/capture", { target: "tui" })).text, { timeout: 20_000 })
       .toMatch(/^got: "hello"$/m);
+  });
+});
+
+describe("a new pane's terminal settings", () => {
+  it("are tmux's: stty -a prints the same in both", async () => {
+    const d = await mux();
+    const ours = join(d.workspace, "venom-stty.txt");
+    const theirs = join(d.workspace, "tmux-stty.txt");
+    await d.client.request("pane/new", { argv: ["sh", "-c", `stty -a > ${ours}.tmp && mv ${ours}.tmp ${ours}; exec sleep 60`] });
+    const tmux = Tmux.start({
+      env: process.env,
+      cols: 80,
+      rows: 24,
+      command: `stty -a > ${theirs}.tmp && mv ${theirs}.tmp ${theirs}; exec sleep 60`,
+    });
+    started.tmuxes.push(tmux);
+    const read = (file: string) =>
+      poll(
+        () => (existsSync(file) ? readFileSync(file, "utf8") : undefined),
+        () => `no ${file}`,
+        20_000,
+      );
+    const reference = await read(theirs);
+    expect(reference).toMatch(/-brkint/);
+    expect(await read(ours)).toBe(reference);
   });
 });
 
