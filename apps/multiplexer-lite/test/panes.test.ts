@@ -1,7 +1,9 @@
-import { readdirSync, readFileSync, symlinkSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { mkdirSync, readdirSync, readFileSync, realpathSync, symlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { cleanupAll, cli, connect, RawClient, startMux, type TestDaemon } from "../../../testkit/daemon.js";
+import { cleanupAll, cli, connect, MUX_BIN, RawClient, startMux, type TestDaemon } from "../../../testkit/daemon.js";
 
 afterAll(cleanupAll);
 
@@ -64,6 +66,28 @@ describe("venom-mux panes", () => {
     // As tmux: escapes where the style changes, so the default colour comes back with the next line's first cell.
     const lines = cli(mux, ["capture", "-t", "p", "-e"]).stdout.split("\n");
     expect(lines[lines.indexOf("\x1b[31mred") + 1]).toBe(`\x1b[39m${"x".repeat(80)}`);
+    await mux.stop();
+  });
+
+  it("new starts in the caller's directory inside the workspace and takes a relative -c from it, as tmux", async () => {
+    const mux = await startMux();
+    const sub = join(mux.workspace, "sub");
+    mkdirSync(join(sub, "deeper"), { recursive: true });
+    const newFrom = (cwd: string, ...args: string[]) =>
+      spawnSync(process.execPath, [MUX_BIN, "new", "-d", ...args, "--", "sh", "-c", "pwd; exec sleep 60"], {
+        cwd,
+        env: mux.env,
+        encoding: "utf8",
+      });
+    expect(newFrom(sub, "-n", "here").status).toBe(0);
+    expect(newFrom(sub, "-n", "relative", "-c", "deeper").status).toBe(0);
+    expect(newFrom(tmpdir(), "-n", "outside").status).toBe(0);
+    const outsideC = newFrom(tmpdir(), "-n", "refused", "-c", ".");
+    expect(outsideC.status).toBe(1);
+    expect(outsideC.stderr).toMatch(/cwd/);
+    await screenMatches(mux, "here", new RegExp(`^${realpathSync(sub)}$`, "m"));
+    await screenMatches(mux, "relative", new RegExp(`^${realpathSync(join(sub, "deeper"))}$`, "m"));
+    await screenMatches(mux, "outside", new RegExp(`^${realpathSync(mux.workspace)}$`, "m"));
     await mux.stop();
   });
 

@@ -1,3 +1,5 @@
+import { realpathSync } from "node:fs";
+import { isAbsolute, relative, resolve } from "node:path";
 import { parseMarkers } from "@venom/proto";
 import { type CliApp, type Command, Exit, UsageError } from "@venom/runtime/cli";
 import { attachToPane } from "../attach/attach.js";
@@ -10,7 +12,8 @@ export function newCommand(app: CliApp): Command {
     summary: "open a pane: new [-d] [-n NAME] [-c DIR] [-x COLS] [-y ROWS] [--delegated [--agent NAME]] [-- ARGV…]",
     usage:
       "new [-d] [-n NAME] [-c DIR] [-x COLS] [-y ROWS] [--delegated] [--agent NAME] [-- ARGV…]\n\n" +
-      "The size is this terminal's (80x24 without one) unless -x/-y say otherwise.",
+      "The size is this terminal's (80x24 without one) unless -x/-y say otherwise. The pane starts in this directory\n" +
+      "when it is inside the daemon's workspace (else the workspace root); a relative -c DIR is taken from here.",
     management: false,
     options: {
       detached: { type: "boolean", short: "d" },
@@ -32,7 +35,7 @@ export function newCommand(app: CliApp): Command {
         return client.request("pane/new", {
           ...(positionals.length > 0 ? { argv: positionals } : {}),
           ...(values.name ? { name: values.name as string } : {}),
-          ...(values.cwd ? { cwd: values.cwd as string } : {}),
+          ...startIn(values.cwd as string | undefined, client.hello.workspace),
           ...(values.delegated ? { envPolicy: "delegated" as const } : {}),
           ...(values.agent ? { agent: values.agent as string } : {}),
           cols,
@@ -52,4 +55,22 @@ function dimension(value: string | undefined, flag: string, otherwise: number): 
   if (value === undefined) return otherwise;
   if (!/^\d+$/.test(value)) throw new UsageError(`${flag} takes a whole number`);
   return Number(value);
+}
+
+/**
+ * Where the pane starts, as tmux: `-c DIR` (relative to this directory), else
+ * this directory when it is inside the workspace; else nothing, which the
+ * daemon takes as the workspace root. The daemon checks the directory itself.
+ */
+function startIn(dir: string | undefined, workspace: string | null): { cwd?: string } {
+  if (dir !== undefined) return { cwd: resolve(dir) };
+  if (workspace === null) return {};
+  let here: string;
+  try {
+    here = realpathSync(process.cwd());
+  } catch {
+    return {};
+  }
+  const inside = relative(workspace, here);
+  return inside === ".." || inside.startsWith("../") || isAbsolute(inside) ? {} : { cwd: here };
 }
