@@ -2,6 +2,7 @@ import { constants } from "node:os";
 import type { PaneInfo } from "@venom/proto";
 import * as pty from "node-pty";
 import type { CaptureOptions } from "./capture.js";
+import { foreground } from "./foreground.js";
 import type { KeyModes } from "./keys.js";
 import { OutputFilter } from "./output-filter.js";
 import { ScreenModel } from "./screen-model.js";
@@ -40,6 +41,9 @@ export interface PaneSpec {
  * programs that check them (or a stray 0xff byte) notice.
  */
 const SET_TERMIOS = 'stty -brkint -ixany -imaxbel -hupcl eol undef eol2 undef 2>/dev/null; exec "$@"';
+
+/** Output this recent means the program is still answering: it is not yet waiting for input. */
+const QUIET_MS = 200;
 
 /** A viewer whose unread output passes this is dropped to a redraw (tmux: a slow client is redrawn, never waited for). */
 const VIEWER_BACKLOG_LIMIT = 1024 * 1024;
@@ -85,6 +89,9 @@ export class Pane {
   readonly #filter: OutputFilter;
   readonly #viewers = new Map<string, Watcher>();
   readonly #exitWaiters: (() => void)[] = [];
+  /** Called once at the next output (after the model has been given it). */
+  readonly #outputWaiters = new Set<() => void>();
+  #lastOutputAt = Date.now();
   readonly createdAt = new Date().toISOString();
   name: string;
   exitCode: number | null = null;
@@ -167,6 +174,7 @@ export class Pane {
   }
 
   #onData(data: string): void {
+    this.#lastOutputAt = Date.now();
     this.#batch.push(data);
     this.#batchLength += data.length;
     this.#readSinceLook = true;
@@ -194,6 +202,8 @@ export class Pane {
     this.#batch = [];
     this.#batchLength = 0;
     this.#model.write(data);
+    for (const wake of this.#outputWaiters) wake();
+    this.#outputWaiters.clear();
     const shown = this.#filter.feed(data);
     if (shown === "") return;
     for (const watcher of this.#viewers.values()) {
@@ -284,6 +294,37 @@ export class Pane {
   capture(options: CaptureOptions): Promise<string> {
     this.#flush();
     return this.#model.capture(options);
+  }
+
+  /** Milliseconds since the program last printed. */
+  quietMs(): number {
+    return Date.now() - this.#lastOutputAt;
+  }
+
+  /** Call `wake` once at the pane's next output (the model has it by then); returns the way to stop waiting. */
+  onNextOutput(wake: () => void): () => void {
+    this.#outputWaiters.add(wake);
+    return () => {
+      this.#outputWaiters.delete(wake);
+    };
+  }
+
+  /** info() with what the model and the kernel say now: title, cursor, foreground program, waiting for input. */
+  async describe(): Promise<PaneInfo> {
+    const info = this.info();
+    if (!this.running) return info;
+    this.#flush();
+    const { title, cursor } = await this.#model.state();
+    const front = foreground(this.pid);
+    const quietMs = this.quietMs();
+    return {
+      ...info,
+      title,
+      cursor,
+      foreground: front ? { pid: front.pid, argv: front.argv } : null,
+      waitingForInput: front !== undefined && front.waiting && quietMs >= QUIET_MS,
+      quietMs,
+    };
   }
 
   /** Resolves when the pane's program has exited (at once if it has). */

@@ -1,7 +1,7 @@
 import { Worker } from "node:worker_threads";
 import type { CaptureOptions } from "./capture.js";
 import type { KeyModes } from "./keys.js";
-import type { FromWorker, ToWorker } from "./screen-worker.js";
+import type { FromWorker, ScreenState, ToWorker, WorkerReply } from "./screen-worker.js";
 
 /**
  * The model may lag the pty by this many characters before the pane's program
@@ -25,7 +25,7 @@ const LOW_WATER = 256 * 1024;
 class ScreenWorker {
   readonly #worker = new Worker(new URL("./screen-worker.js", import.meta.url));
   readonly #models = new Map<number, ScreenModel>();
-  readonly #replies = new Map<number, { resolve(value: Reply): void; reject(error: Error): void }>();
+  readonly #replies = new Map<number, { resolve(value: WorkerReply): void; reject(error: Error): void }>();
   #nextKey = 1;
   #nextId = 1;
 
@@ -57,10 +57,10 @@ class ScreenWorker {
 
   /** Answered by the worker once it has parsed everything posted before the request. */
   request(
-    message: { op: "settled" | "screen" | "modes"; key: number } | { op: "capture"; key: number; options: CaptureOptions },
-  ): Promise<Reply> {
+    message: { op: "settled" | "screen" | "modes" | "state"; key: number } | { op: "capture"; key: number; options: CaptureOptions },
+  ): Promise<WorkerReply> {
     const id = this.#nextId++;
-    return new Promise<Reply>((resolve, reject) => {
+    return new Promise<WorkerReply>((resolve, reject) => {
       this.#replies.set(id, { resolve, reject });
       this.post({ ...message, id });
     });
@@ -81,8 +81,6 @@ class ScreenWorker {
     else reply?.resolve(message.result);
   }
 }
-
-type Reply = string | KeyModes | null;
 
 let shared: ScreenWorker | undefined;
 function sharedWorker(): ScreenWorker {
@@ -153,6 +151,11 @@ export class ScreenModel {
     return (await this.#request({ op: "modes", key: this.#key })) as KeyModes;
   }
 
+  /** The title the program set and its cursor. */
+  async state(): Promise<ScreenState> {
+    return (await this.#request({ op: "state", key: this.#key })) as ScreenState;
+  }
+
   async capture(options: CaptureOptions): Promise<string> {
     return (await this.#request({ op: "capture", key: this.#key, options })) as string;
   }
@@ -163,7 +166,7 @@ export class ScreenModel {
     this.#worker.close(this.#key);
   }
 
-  #request(message: Parameters<ScreenWorker["request"]>[0]): Promise<Reply> {
+  #request(message: Parameters<ScreenWorker["request"]>[0]): Promise<WorkerReply> {
     if (this.#closed) return Promise.reject(new Error("the pane's screen model is closed"));
     return this.#worker.request(message);
   }

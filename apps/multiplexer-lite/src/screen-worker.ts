@@ -22,13 +22,22 @@ export type ToWorker =
   | { op: "settled"; key: number; id: number }
   | { op: "screen"; key: number; id: number }
   | { op: "modes"; key: number; id: number }
+  | { op: "state"; key: number; id: number }
   | { op: "capture"; key: number; id: number; options: CaptureOptions };
+
+/** What the program shows of itself: its title (bounded), and where its cursor is. */
+export interface ScreenState {
+  title: string;
+  cursor: { x: number; y: number };
+}
+
+export type WorkerReply = string | KeyModes | ScreenState | null;
 
 /** Worker → main thread: characters parsed so far per model (for backpressure), a model's answer to a terminal query, or a request's answer. */
 export type FromWorker =
   | { op: "parsed"; totals: [key: number, parsed: number][] }
   | { op: "answer"; key: number; data: string }
-  | { op: "reply"; id: number; result: string | KeyModes | null }
+  | { op: "reply"; id: number; result: WorkerReply }
   | { op: "reply"; id: number; error: string };
 
 /**
@@ -52,6 +61,9 @@ globalThis.clearTimeout = ((handle: Parameters<typeof clearTimeout>[0]) => {
   else clear(handle);
 }) as typeof clearTimeout;
 
+/** A title longer than this is cut: it is only ever shown in a list. */
+const MAX_TITLE = 256;
+
 /** DEC private modes the serializer does not restore but a re-attached client must get: cursor visibility, SGR mouse encoding. */
 const TRACKED_MODES = [25, 1006] as const;
 
@@ -64,6 +76,7 @@ class Screen {
     [1006, false],
   ]);
   parsed = 0;
+  title = "";
 
   constructor(
     readonly key: number,
@@ -85,6 +98,9 @@ class Screen {
     this.terminal.loadAddon(new unicode11Addon.Unicode11Addon());
     this.terminal.unicode.activeVersion = "11";
     answerQueries(this.terminal, (data) => send({ op: "answer", key, data }));
+    this.terminal.onTitleChange((title) => {
+      this.title = title.slice(0, MAX_TITLE);
+    });
     for (const [final, on] of [
       ["h", true],
       ["l", false],
@@ -133,7 +149,7 @@ function reportParsed(screen: Screen): void {
   progressed.add(screen);
 }
 
-function answer(id: number, screen: Screen | undefined, compute: (screen: Screen) => string | KeyModes | null): void {
+function answer(id: number, screen: Screen | undefined, compute: (screen: Screen) => WorkerReply): void {
   if (!screen) {
     send({ op: "reply", id, error: "the pane's screen model is closed" });
     return;
@@ -171,6 +187,11 @@ port.on("message", (message: ToWorker) => {
         applicationCursor: modes.applicationCursorKeysMode,
         applicationKeypad: modes.applicationKeypadMode,
         bracketedPaste: modes.bracketedPasteMode,
+      }));
+    case "state":
+      return answer(message.id, screen, ({ title, terminal }) => ({
+        title,
+        cursor: { x: terminal.buffer.active.cursorX, y: terminal.buffer.active.cursorY },
       }));
     case "capture":
       return answer(message.id, screen, (s) => capture(s.terminal, message.options));

@@ -2,6 +2,7 @@ import { spawnSync } from "node:child_process";
 import { mkdirSync, readdirSync, readFileSync, realpathSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { PaneInfo } from "@venom/proto";
 import { afterAll, describe, expect, it } from "vitest";
 import { cleanupAll, cli, connect, MUX_BIN, RawClient, startMux, type TestDaemon } from "../../../testkit/daemon.js";
 
@@ -88,6 +89,46 @@ describe("venom-mux panes", () => {
     await screenMatches(mux, "here", new RegExp(`^${realpathSync(sub)}$`, "m"));
     await screenMatches(mux, "relative", new RegExp(`^${realpathSync(join(sub, "deeper"))}$`, "m"));
     await screenMatches(mux, "outside", new RegExp(`^${realpathSync(mux.workspace)}$`, "m"));
+    await mux.stop();
+  });
+
+  it("wait --for, --quiet and --exit each wait in one call, with clear exit codes", async () => {
+    const mux = await startMux();
+    cli(mux, ["new", "-d", "-n", "w", "--", "sh", "-c", "sleep 1; echo ready-$((6*7)); exec cat"]);
+    expect(cli(mux, ["wait", "-t", "w", "--for", "^ready-42$"]).code).toBe(0);
+    expect(cli(mux, ["wait", "-t", "w", "--quiet", "300"]).code).toBe(0);
+    const json = JSON.parse(cli(mux, ["wait", "-t", "w", "--for", "ready-\\d+", "--json"]).stdout);
+    expect(json).toEqual({ reason: "match", line: "ready-42" });
+    expect(cli(mux, ["wait", "-t", "w", "--for", "never shown", "--timeout", "1"]).code).toBe(124);
+    const both = cli(mux, ["wait", "-t", "w", "--for", "x", "--quiet", "5"]);
+    expect(both.code).toBe(2);
+    expect(both.stderr).toMatch(/choose one of --for, --quiet and --exit/);
+    expect(cli(mux, ["wait", "-t", "w", "--for", "(unclosed"]).stderr).toMatch(/--for: not a regular expression/);
+
+    cli(mux, ["new", "-d", "-n", "ends", "--", "sh", "-c", "sleep 1; echo bye; exit 3"]);
+    expect(cli(mux, ["wait", "-t", "ends", "--for", "never shown"]).code).toBe(1);
+    expect(cli(mux, ["wait", "-t", "ends", "--exit"]).code).toBe(3);
+    expect(cli(mux, ["wait", "-t", "ends", "--for", "^bye$"]).code).toBe(0);
+    await mux.stop();
+  });
+
+  it("ls --json tells each pane's foreground program, title, cursor and whether it waits for input, from the kernel", async () => {
+    const mux = await startMux({ env: { PS1: "$ " } });
+    cli(mux, ["new", "-d", "-n", "sh", ...shell]);
+    const pane = async () => {
+      const [info] = JSON.parse(cli(mux, ["ls", "--json"]).stdout) as PaneInfo[];
+      return info as PaneInfo;
+    };
+    cli(mux, ["send", "-t", "sh", "printf '\\033]2;my title\\007'; clear", "Enter"]);
+    await expect.poll(pane, { timeout: 20_000 }).toMatchObject({ title: "my title", cursor: { x: 2, y: 0 }, waitingForInput: true });
+    expect((await pane()).foreground?.argv).toEqual(["bash", "--norc", "--noprofile"]);
+    cli(mux, ["send", "-t", "sh", "sleep 30", "Enter"]);
+    await expect.poll(async () => (await pane()).foreground?.argv, { timeout: 20_000 }).toEqual(["sleep", "30"]);
+    // A sleeping program is not waiting for input, however quiet it is.
+    expect(cli(mux, ["wait", "-t", "sh", "--quiet", "500"]).code).toBe(0);
+    expect((await pane()).waitingForInput).toBe(false);
+    cli(mux, ["send", "-t", "sh", "C-c"]);
+    await expect.poll(async () => (await pane()).waitingForInput, { timeout: 20_000 }).toBe(true);
     await mux.stop();
   });
 
