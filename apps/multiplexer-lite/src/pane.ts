@@ -322,7 +322,7 @@ export class Pane {
       title,
       cursor,
       foreground: front ? { pid: front.pid, argv: front.argv } : null,
-      waitingForInput: front !== undefined && front.waiting && quietMs >= QUIET_MS,
+      waitingForInput: front?.waiting === true && quietMs >= QUIET_MS,
       quietMs,
     };
   }
