@@ -45,6 +45,19 @@ describe("venom-mux panes", () => {
     await mux.stop();
   });
 
+  it("answers to tmux's command names and aliases, and new -s names the pane", async () => {
+    const mux = await startMux();
+    expect(cli(mux, ["new-session", "-d", "-s", "work", ...shell]).stdout).toBe("%1 work\n");
+    expect(cli(mux, ["send-keys", "-t", "work", "echo alias-$((6*7))", "Enter"]).code).toBe(0);
+    await screenMatches(mux, "work", /^alias-42$/m);
+    expect(cli(mux, ["capture-pane", "-p", "-t", "work"]).stdout).toMatch(/^alias-42$/m);
+    expect(cli(mux, ["lsp"]).stdout).toMatch(/^%1 work: /);
+    expect(cli(mux, ["killp", "-t", "work"]).code).toBe(0);
+    expect(cli(mux, ["--help"]).stdout).toMatch(/kill \s+end a pane .*\(also: kill-pane, killp/);
+    expect(cli(mux, ["kill-server"]).code).toBe(0);
+    expect(cli(mux, ["ls"]).code).toBe(4);
+  });
+
   it("capture follows tmux: -S/-E reach into scrollback, -J joins wrapped lines, -e keeps colours", async () => {
     const mux = await startMux();
     cli(mux, ["new", "-d", "-n", "p", ...shell]);

@@ -14,6 +14,7 @@ function lineNumber(value: string | undefined, dash: number | undefined, flag: s
 export function captureCommand(app: CliApp): Command {
   return {
     name: "capture",
+    aliases: ["capture-pane", "capturep"],
     summary: "print a pane's screen: capture [-t] TARGET [-S N] [-E N] [-e] [-J] [-N]",
     usage:
       "capture [-t] TARGET [-S START] [-E END] [-e escapes] [-J join wrapped] [-N keep trailing spaces]\n\n" +

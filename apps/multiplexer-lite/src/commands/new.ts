@@ -9,15 +9,17 @@ import { withMux } from "./client.js";
 export function newCommand(app: CliApp): Command {
   return {
     name: "new",
+    aliases: ["new-session", "new-window", "neww"],
     summary: "open a pane: new [-d] [-n NAME] [-c DIR] [-x COLS] [-y ROWS] [--delegated [--agent NAME]] [-- ARGV…]",
     usage:
       "new [-d] [-n NAME] [-c DIR] [-x COLS] [-y ROWS] [--delegated] [--agent NAME] [-- ARGV…]\n\n" +
-      "The size is this terminal's (80x24 without one) unless -x/-y say otherwise. The pane starts in this directory\n" +
+      "-s NAME (tmux new-session) names the pane as -n does. The size is this terminal's (80x24 without one) unless -x/-y say otherwise. The pane starts in this directory\n" +
       "when it is inside the daemon's workspace (else the workspace root); a relative -c DIR is taken from here.",
     management: false,
     options: {
       detached: { type: "boolean", short: "d" },
       name: { type: "string", short: "n" },
+      session: { type: "string", short: "s" },
       cwd: { type: "string", short: "c" },
       delegated: { type: "boolean" },
       agent: { type: "string" },
@@ -34,7 +36,7 @@ export function newCommand(app: CliApp): Command {
         nested = parseMarkers(process.env).parent?.startsWith(`${client.hello.instance}/`) === true;
         return client.request("pane/new", {
           ...(positionals.length > 0 ? { argv: positionals } : {}),
-          ...(values.name ? { name: values.name as string } : {}),
+          ...(values.name || values.session ? { name: (values.name ?? values.session) as string } : {}),
           ...startIn(values.cwd as string | undefined, client.hello.workspace),
           ...(values.delegated ? { envPolicy: "delegated" as const } : {}),
           ...(values.agent ? { agent: values.agent as string } : {}),

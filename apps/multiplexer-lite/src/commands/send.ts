@@ -10,6 +10,7 @@ import { takeTarget, targetOption } from "./target.js";
 export function sendCommand(app: CliApp): Command {
   return {
     name: "send",
+    aliases: ["send-keys"],
     summary: "type into a pane: send [-t] TARGET TEXT|KEY… [-l] [-p] [--enter]",
     usage:
       "send [-t] TARGET TEXT|KEY… [-l literal] [-p paste] [--enter]\n\n" +
