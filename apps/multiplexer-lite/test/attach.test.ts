@@ -392,13 +392,13 @@ describe("venom-mux attach", () => {
     await expect.poll(() => tmux.run("show-buffer"), { timeout: 10_000 }).toBe("shared");
   });
 
-  it("refuses to attach from inside one of the daemon's own panes", async () => {
+  it("refuses to attach from inside one of the daemon's own panes, with exit code 3 like every refusal", async () => {
     const d = await daemon();
     await pane(d, "a");
     const tmux = terminal(d);
     await attach(tmux, "a", /^inner\$ ?$/m);
     tmux.enter(`${attachLine("a")}; echo exit-code-$?`);
-    await tmux.waitFor(/refused: this terminal is one of this venom-mux daemon's panes[\s\S]*^exit-code-1$/m);
+    await tmux.waitFor(/refused: this terminal is one of this venom-mux daemon's panes[\s\S]*^exit-code-3$/m);
     tmux.enter("echo still-here-$((2*2))");
     await tmux.waitFor(ran("still-here-4"));
     expect((await panes(d))[0]).toMatchObject({ clients: 1 });

@@ -45,8 +45,11 @@ describe("venom-mux panes", () => {
     await mux.stop();
   });
 
-  it("answers to tmux's command names and aliases, and new -s names the pane", async () => {
+  it("answers to tmux's command names and aliases, new -s names the pane, and a failed new uses no id", async () => {
     const mux = await startMux();
+    const failed = cli(mux, ["new", "-d", "--", "no-such-program-here"]);
+    expect(failed.code).toBe(1);
+    expect(failed.stderr).toMatch(/no such program: no-such-program-here/);
     expect(cli(mux, ["new-session", "-d", "-s", "work", ...shell]).stdout).toBe("%1 work\n");
     expect(cli(mux, ["send-keys", "-t", "work", "echo alias-$((6*7))", "Enter"]).code).toBe(0);
     await screenMatches(mux, "work", /^alias-42$/m);
