@@ -1,12 +1,12 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { VenomClient } from "@venom/runtime";
-import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { cleanupAll, cli, connect, MUX_BIN, type StartOptions, startMux, type TestDaemon } from "../../../testkit/daemon.js";
+import { describe, expect, it } from "vitest";
+import { cli, MUX_BIN, type StartOptions, type TestDaemon } from "../../../testkit/daemon.js";
 import { AltScreenFilter } from "../src/attach/altscreen.js";
 import { PrefixReader, parsePrefix } from "../src/attach/keys.js";
 import { words } from "../src/attach/prompt-commands.js";
+import { endedAfterEach, type Mux } from "./started.js";
 import { Tmux } from "./tmux.js";
 
 /**
@@ -17,26 +17,10 @@ import { Tmux } from "./tmux.js";
  */
 
 const BASH = ["bash", "--norc", "--noprofile"];
-const started: { daemons: TestDaemon[]; tmuxes: Tmux[]; clients: VenomClient[] } = { daemons: [], tmuxes: [], clients: [] };
+const started = endedAfterEach();
 
-afterEach(async () => {
-  for (const tmux of started.tmuxes.splice(0)) tmux.kill();
-  for (const client of started.clients.splice(0)) client.close();
-  for (const daemon of started.daemons.splice(0)) await daemon.stop();
-});
-afterAll(cleanupAll);
-
-/** A daemon, and a client of it for setting up and checking panes (the CLI is checked in its own tests). */
-interface Mux extends TestDaemon {
-  client: VenomClient;
-}
-
-async function daemon(options: StartOptions = {}): Promise<Mux> {
-  const d = await startMux({ ...options, env: { PS1: "inner$ ", HISTFILE: "/dev/null", ...options.env } });
-  started.daemons.push(d);
-  const client = await connect(d);
-  started.clients.push(client);
-  return Object.assign(d, { client });
+function daemon(options: StartOptions = {}): Promise<Mux> {
+  return started.mux({ ...options, env: { PS1: "inner$ ", HISTFILE: "/dev/null", ...options.env } });
 }
 
 /** Run `venom-mux ARGS…` as a user would. */
@@ -85,7 +69,7 @@ async function panesPoll(d: Mux, check: (list: Awaited<ReturnType<typeof panes>>
 
 function terminal(d: Mux, size: { cols?: number; rows?: number } = {}): Tmux {
   const tmux = Tmux.start({ env: d.env, cwd: d.workspace, ...size });
-  started.tmuxes.push(tmux);
+  started.tmux(tmux);
   return tmux;
 }
 

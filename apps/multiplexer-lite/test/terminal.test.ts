@@ -1,11 +1,10 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { VenomClient } from "@venom/runtime";
-import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { cleanupAll, connect, startMux, type TestDaemon } from "../../../testkit/daemon.js";
+import { describe, expect, it } from "vitest";
 import { OutputFilter } from "../src/output-filter.js";
 import { VERSION } from "../src/version.js";
+import { endedAfterEach } from "./started.js";
 import { poll, Tmux } from "./tmux.js";
 
 /**
@@ -14,22 +13,8 @@ import { poll, Tmux } from "./tmux.js";
  */
 
 const fixture = (name: string) => fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
-const started: { daemons: TestDaemon[]; tmuxes: Tmux[]; clients: VenomClient[] } = { daemons: [], tmuxes: [], clients: [] };
-
-afterEach(async () => {
-  for (const tmux of started.tmuxes.splice(0)) tmux.kill();
-  for (const client of started.clients.splice(0)) client.close();
-  for (const daemon of started.daemons.splice(0)) await daemon.stop();
-});
-afterAll(cleanupAll);
-
-async function mux(): Promise<TestDaemon & { client: VenomClient }> {
-  const d = await startMux();
-  started.daemons.push(d);
-  const client = await connect(d);
-  started.clients.push(client);
-  return Object.assign(d, { client });
-}
+const started = endedAfterEach();
+const mux = () => started.mux();
 
 function readAnswers(file: string): Promise<Record<string, string>> {
   let text = "";
@@ -55,7 +40,7 @@ describe("terminal queries", () => {
     const venom = await readAnswers(ours);
 
     const tmux = Tmux.start({ env: process.env, cols: 80, rows: 24, cwd: d.workspace });
-    started.tmuxes.push(tmux);
+    started.tmux(tmux);
     const theirs = join(d.workspace, "tmux.json");
     await tmux.waitFor(/^outer\$ ?$/m);
     tmux.enter(`${process.execPath} ${fixture("ask-terminal.mjs")} ${theirs}`);
@@ -103,7 +88,7 @@ describe("a new pane's terminal settings", () => {
       rows: 24,
       command: `stty -a > ${theirs}.tmp && mv ${theirs}.tmp ${theirs}; exec sleep 60`,
     });
-    started.tmuxes.push(tmux);
+    started.tmux(tmux);
     const read = (file: string) =>
       poll(
         () => (existsSync(file) ? readFileSync(file, "utf8") : undefined),
