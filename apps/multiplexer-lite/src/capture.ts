@@ -1,7 +1,7 @@
 import type { IBufferCell, IBufferLine, Terminal } from "@xterm/headless";
 
 export interface CaptureOptions {
-  /** tmux -S: 0 is the top visible line, negative reaches into scrollback. */
+  /** tmux -S: 0 is the top visible line, negative reaches into history. */
   start?: number | undefined;
   /** tmux -E: inclusive; default the last visible line. */
   end?: number | undefined;
@@ -9,79 +9,122 @@ export interface CaptureOptions {
   escapes?: boolean | undefined;
   /** tmux -J: join wrapped lines and keep trailing spaces. */
   join?: boolean | undefined;
+  /** tmux -N: keep trailing spaces. */
+  trailingSpaces?: boolean | undefined;
 }
 
 /**
- * `capture-pane -p` semantics over the pane's screen model. Line numbers are
- * tmux's: 0 is the first visible line, -1 the newest line of scrollback; both
- * ends are clamped to what exists, as tmux does.
+ * `capture-pane -p` over the pane's screen model, as tmux 3.3a computes it
+ * (cmd-capture-pane.c): line numbers are relative to the top visible line,
+ * a number further back than the history is its first line, either end past
+ * the screen is its last line, and a reversed range is swapped. Each line is
+ * its cells up to the last one the program wrote; trailing spaces are trimmed
+ * unless -N or -J; with -J a wrapped line runs on into the next.
  */
 export function capture(terminal: Terminal, options: CaptureOptions = {}): string {
   const buffer = terminal.buffer.active;
   const history = buffer.baseY;
-  const first = Math.max(0, history + (options.start ?? 0));
-  const last = Math.min(buffer.length - 1, history + (options.end ?? terminal.rows - 1));
-  const lines: string[] = [];
+  const last = history + terminal.rows - 1;
+  const line = (n: number | undefined, otherwise: number) => (n === undefined ? otherwise : Math.min(last, Math.max(0, history + n)));
+  let top = line(options.start, history);
+  let bottom = line(options.end, last);
+  if (bottom < top) [top, bottom] = [bottom, top];
+  const trim = !options.join && !options.trailingSpaces;
   const cell = buffer.getNullCell();
-  for (let y = first; y <= last; y++) {
-    const line = buffer.getLine(y);
-    if (!line) continue;
-    const next = buffer.getLine(y + 1);
-    const joinNext = options.join === true && y < last && next?.isWrapped === true;
-    const text = options.escapes ? withEscapes(line, terminal.cols, cell) : line.translateToString(!options.join);
-    if (options.join && line.isWrapped && lines.length > 0) lines[lines.length - 1] += text;
-    else lines.push(text);
-    if (!joinNext && options.join) lines[lines.length - 1] = (lines.at(-1) as string).replace(/ +$/, "");
-  }
-  return `${lines.join("\n")}\n`;
-}
-
-/** One line with SGR escapes wherever the attributes change, reset at the end (tmux -e). */
-function withEscapes(line: IBufferLine, cols: number, cell: IBufferCell): string {
+  const sgr = new SgrRuns();
   let out = "";
-  let current = "0";
-  let pendingSpaces = "";
-  for (let x = 0; x < cols; x++) {
-    if (!line.getCell(x, cell) || cell.getWidth() === 0) continue;
-    const sgr = sgrOf(cell);
-    const chars = cell.getChars() || " ";
-    if (chars === " " && sgr === "0") {
-      pendingSpaces += " ";
-      continue;
-    }
-    if (sgr !== current) {
-      out += `${pendingSpaces}\x1b[${sgr === "0" ? "0" : `0;${sgr}`}m`;
-      pendingSpaces = "";
-      current = sgr;
-    }
-    out += pendingSpaces + chars;
-    pendingSpaces = "";
+  for (let y = top; y <= bottom; y++) {
+    const row = buffer.getLine(y);
+    let text = row ? (options.escapes ? sgr.line(row, cell) : row.translateToString(false, 0, usedCells(row, cell))) : "";
+    if (trim) text = text.replace(/ +$/, "");
+    out += text;
+    if (!options.join || buffer.getLine(y + 1)?.isWrapped !== true) out += "\n";
   }
-  return current === "0" ? out : `${out}\x1b[0m`;
+  return out;
 }
 
-function sgrOf(cell: IBufferCell): string {
-  const codes: (number | string)[] = [];
-  if (cell.isBold()) codes.push(1);
-  if (cell.isDim()) codes.push(2);
-  if (cell.isItalic()) codes.push(3);
-  if (cell.isUnderline()) codes.push(4);
-  if (cell.isBlink()) codes.push(5);
-  if (cell.isInverse()) codes.push(7);
-  if (cell.isInvisible()) codes.push(8);
-  if (cell.isStrikethrough()) codes.push(9);
-  codes.push(...color(cell.isFgDefault(), cell.isFgPalette(), cell.isFgRGB(), cell.getFgColor(), 30));
-  codes.push(...color(cell.isBgDefault(), cell.isBgPalette(), cell.isBgRGB(), cell.getBgColor(), 40));
-  return codes.length === 0 ? "0" : codes.join(";");
+/** Cells up to and including the last character written (an erase, even in colour, writes none): tmux's "cells used". */
+function usedCells(line: IBufferLine, cell: IBufferCell): number {
+  for (let x = line.length - 1; x >= 0; x--) {
+    if (!line.getCell(x, cell)) continue;
+    if (cell.getChars() !== "") return x + Math.max(1, cell.getWidth());
+  }
+  return 0;
 }
 
-function color(isDefault: boolean, isPalette: boolean, isRgb: boolean, value: number, base: 30 | 40): (number | string)[] {
-  if (isDefault) return [];
-  if (isPalette) {
-    if (value < 8) return [base + value];
-    if (value < 16) return [base + 60 + value - 8];
-    return [`${base + 8};5;${value}`];
+/** Attributes in tmux's order, with the SGR code that sets each. */
+const ATTRIBUTES: [code: number, isSet: (cell: IBufferCell) => boolean][] = [
+  [1, (c) => c.isBold() !== 0],
+  [2, (c) => c.isDim() !== 0],
+  [3, (c) => c.isItalic() !== 0],
+  [4, (c) => c.isUnderline() !== 0],
+  [5, (c) => c.isBlink() !== 0],
+  [7, (c) => c.isInverse() !== 0],
+  [8, (c) => c.isInvisible() !== 0],
+  [9, (c) => c.isStrikethrough() !== 0],
+  [53, (c) => c.isOverline() !== 0],
+];
+
+/** xterm's colour modes (IBufferCell.getFgColorMode). */
+const MODE_P16 = 0x1000000;
+const MODE_P256 = 0x2000000;
+const MODE_RGB = 0x3000000;
+
+function colour(mode: number, value: number, base: 30 | 40): number[] {
+  switch (mode) {
+    case MODE_P16:
+      return [value < 8 ? base + value : base + 60 + value - 8];
+    case MODE_P256:
+      return [base + 8, 5, value];
+    case MODE_RGB:
+      return [base + 8, 2, (value >> 16) & 0xff, (value >> 8) & 0xff, value & 0xff];
+    default:
+      return [base + 9];
   }
-  if (isRgb) return [`${base + 8};2;${(value >> 16) & 0xff};${(value >> 8) & 0xff};${value & 0xff}`];
-  return [];
+}
+
+interface Style {
+  attributes: number[];
+  fg: string;
+  bg: string;
+}
+
+const DEFAULT_STYLE: Style = { attributes: [], fg: "39", bg: "49" };
+
+/**
+ * tmux -e (grid_string_cells_code): escapes only where the style changes from
+ * the cell before, carried from line to line; a removed attribute starts
+ * over with 0 and restates both colours. No reset at the end of a line.
+ */
+class SgrRuns {
+  #last: Style = DEFAULT_STYLE;
+
+  line(row: IBufferLine, cell: IBufferCell): string {
+    let out = "";
+    const used = usedCells(row, cell);
+    for (let x = 0; x < used; x++) {
+      if (!row.getCell(x, cell) || cell.getWidth() === 0) continue;
+      out += this.#change(styleOf(cell)) + (cell.getChars() || " ");
+    }
+    return out;
+  }
+
+  #change(style: Style): string {
+    const last = this.#last;
+    this.#last = style;
+    const removed = last.attributes.some((code) => !style.attributes.includes(code));
+    const codes = removed ? [0, ...style.attributes] : style.attributes.filter((code) => !last.attributes.includes(code));
+    let out = codes.length > 0 ? `\x1b[${codes.join(";")}m` : "";
+    if (removed || style.fg !== last.fg) out += `\x1b[${style.fg}m`;
+    if (removed || style.bg !== last.bg) out += `\x1b[${style.bg}m`;
+    return out;
+  }
+}
+
+function styleOf(cell: IBufferCell): Style {
+  return {
+    attributes: ATTRIBUTES.filter(([, isSet]) => isSet(cell)).map(([code]) => code),
+    fg: colour(cell.getFgColorMode(), cell.getFgColor(), 30).join(";"),
+    bg: colour(cell.getBgColorMode(), cell.getBgColor(), 40).join(";"),
+  };
 }

@@ -18,7 +18,10 @@ const app: CliApp = {
   loadDaemon: async () => (await import("./app.js")).createMuxDaemon,
 };
 
-/** venom-mux's command table, tmux verbs. */
+/** tmux's names for the daemon commands every venom program has. */
+const DAEMON_ALIASES: Record<string, string[]> = { stop: ["kill-server"], start: ["start-server"] };
+
+/** venom-mux's command table: tmux verbs, with tmux's own command names and aliases. */
 const program: Program = {
   name: "venom-mux",
   description: "a terminal multiplexer with tmux habits, for hosting agent panes you can watch and take over",
@@ -32,7 +35,7 @@ const program: Program = {
     waitCommand(app),
     renameCommand(app),
     resizeCommand(app),
-    ...daemonCommands(app),
+    ...daemonCommands(app).map((command) => ({ ...command, aliases: DAEMON_ALIASES[command.name] ?? [] })),
   ],
   outside: "Run it from a terminal outside the multiplexer (not in one of its panes); in an attached client, the : prompt may.",
   limits: [

@@ -2,6 +2,9 @@ import { constants } from "node:os";
 import type { PaneInfo } from "@venom/proto";
 import * as pty from "node-pty";
 import type { CaptureOptions } from "./capture.js";
+import { foreground } from "./foreground.js";
+import type { KeyModes } from "./keys.js";
+import { OutputFilter } from "./output-filter.js";
 import { ScreenModel } from "./screen-model.js";
 
 /** Someone watching a pane: gets its output live, or a redraw after falling behind. */
@@ -28,7 +31,19 @@ export interface PaneSpec {
   depth: number;
   envPolicy: "inherit" | "delegated";
   scrollback: number;
+  /** OSC 52 clipboard writes reach viewers' terminals (`[mux] allow_clipboard`). */
+  allowClipboard: boolean;
 }
+
+/**
+ * A new pane's termios as tmux sets them (and terminal emulators do): node-pty
+ * leaves brkint, ixany, imaxbel and hupcl on and eol/eol2 at 0xff, which
+ * programs that check them (or a stray 0xff byte) notice.
+ */
+const SET_TERMIOS = 'stty -brkint -ixany -imaxbel -hupcl eol undef eol2 undef 2>/dev/null; exec "$@"';
+
+/** Output this recent means the program is still answering: it is not yet waiting for input. */
+const QUIET_MS = 200;
 
 /** A viewer whose unread output passes this is dropped to a redraw (tmux: a slow client is redrawn, never waited for). */
 const VIEWER_BACKLOG_LIMIT = 1024 * 1024;
@@ -70,8 +85,13 @@ interface Watcher {
 export class Pane {
   readonly process: pty.IPty;
   readonly #model: ScreenModel;
+  /** What of the output may reach a viewer's real terminal; stateful, so it sees all output, watched or not. */
+  readonly #filter: OutputFilter;
   readonly #viewers = new Map<string, Watcher>();
   readonly #exitWaiters: (() => void)[] = [];
+  /** Called once at the next output (after the model has been given it). */
+  readonly #outputWaiters = new Set<() => void>();
+  #lastOutputAt = Date.now();
   readonly createdAt = new Date().toISOString();
   name: string;
   exitCode: number | null = null;
@@ -92,11 +112,15 @@ export class Pane {
     this.name = spec.name;
     this.#cols = spec.cols;
     this.#rows = spec.rows;
-    this.#model = new ScreenModel({ cols: spec.cols, rows: spec.rows, scrollback: spec.scrollback }, (lagging) =>
-      lagging ? this.process.pause() : this.process.resume(),
+    this.#filter = new OutputFilter(spec.allowClipboard);
+    this.#model = new ScreenModel(
+      { cols: spec.cols, rows: spec.rows, scrollback: spec.scrollback },
+      (lagging) => (lagging ? this.process.pause() : this.process.resume()),
+      // The model answers the program's terminal queries, as tmux does; they never reach a viewer's terminal.
+      (answer) => this.write(answer),
     );
-    const [file, ...args] = spec.argv;
-    this.process = pty.spawn(file as string, args, {
+    // The program starts under a one-line shell that sets tmux's termios and execs it (same pid, nothing left behind).
+    this.process = pty.spawn("/bin/sh", ["-c", SET_TERMIOS, "sh", ...spec.argv], {
       name: "xterm-256color",
       cols: spec.cols,
       rows: spec.rows,
@@ -150,6 +174,7 @@ export class Pane {
   }
 
   #onData(data: string): void {
+    this.#lastOutputAt = Date.now();
     this.#batch.push(data);
     this.#batchLength += data.length;
     this.#readSinceLook = true;
@@ -176,14 +201,18 @@ export class Pane {
     const data = this.#batch.length === 1 ? (this.#batch[0] as string) : this.#batch.join("");
     this.#batch = [];
     this.#batchLength = 0;
+    this.#model.write(data);
+    for (const wake of this.#outputWaiters) wake();
+    this.#outputWaiters.clear();
+    const shown = this.#filter.feed(data);
+    if (shown === "") return;
     for (const watcher of this.#viewers.values()) {
-      if (watcher.state === "waiting") watcher.pending.push(data);
+      if (watcher.state === "waiting") watcher.pending.push(shown);
       else if (watcher.state === "live") {
         if (watcher.viewer.backlog() > VIEWER_BACKLOG_LIMIT) this.#fallBehind(watcher);
-        else watcher.viewer.output(data);
+        else watcher.viewer.output(shown);
       }
     }
-    this.#model.write(data);
   }
 
   /** Drop what a slow viewer would have got; redraw it from the model once it has caught up. */
@@ -255,10 +284,47 @@ export class Pane {
     return this.#model.settled();
   }
 
+  /** The key modes the program has set, once everything received so far has been parsed. */
+  keyModes(): Promise<KeyModes> {
+    this.#flush();
+    return this.#model.modes();
+  }
+
   /** tmux capture-pane over the screen model, once it has parsed everything received so far. */
   capture(options: CaptureOptions): Promise<string> {
     this.#flush();
     return this.#model.capture(options);
+  }
+
+  /** Milliseconds since the program last printed. */
+  quietMs(): number {
+    return Date.now() - this.#lastOutputAt;
+  }
+
+  /** Call `wake` once at the pane's next output (the model has it by then); returns the way to stop waiting. */
+  onNextOutput(wake: () => void): () => void {
+    this.#outputWaiters.add(wake);
+    return () => {
+      this.#outputWaiters.delete(wake);
+    };
+  }
+
+  /** info() with what the model and the kernel say now: title, cursor, foreground program, waiting for input. */
+  async describe(): Promise<PaneInfo> {
+    const info = this.info();
+    if (!this.running) return info;
+    this.#flush();
+    const { title, cursor } = await this.#model.state();
+    const front = foreground(this.pid);
+    const quietMs = this.quietMs();
+    return {
+      ...info,
+      title,
+      cursor,
+      foreground: front ? { pid: front.pid, argv: front.argv } : null,
+      waitingForInput: front?.waiting === true && quietMs >= QUIET_MS,
+      quietMs,
+    };
   }
 
   /** Resolves when the pane's program has exited (at once if it has). */

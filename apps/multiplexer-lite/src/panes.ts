@@ -109,7 +109,8 @@ export class PaneTable {
       }
     }
     const cwd = this.#cwd(params.cwd ?? session.workspace, session.workspace);
-    const index = ++this.#next;
+    // The index is taken only once the pane starts: a refused `new` uses no id, as in tmux.
+    const index = this.#next + 1;
     const id = `%${index}`;
     const recordId = `mux-${this.host.instance.slice(0, 8)}-${index}`;
     const parent = `${this.host.instance}/${recordId}`;
@@ -118,6 +119,7 @@ export class PaneTable {
     if (!resolvesToProgram(argv[0] as string, env.PATH ?? "", cwd)) {
       throw new ProtocolError(ErrorCode.InvalidParams, `invalid params: argv.0: no such program: ${argv[0]}`, { path: ["argv", "0"] });
     }
+    this.#next = index;
     const pane = new Pane(
       {
         id,
@@ -131,6 +133,7 @@ export class PaneTable {
         depth,
         envPolicy: params.envPolicy,
         scrollback: config.mux.scrollback_lines,
+        allowClipboard: config.mux.allow_clipboard,
       },
       (ended) => void this.#ended(ended),
     );

@@ -1,6 +1,7 @@
 import { Worker } from "node:worker_threads";
 import type { CaptureOptions } from "./capture.js";
-import type { FromWorker, ToWorker } from "./screen-worker.js";
+import type { KeyModes } from "./keys.js";
+import type { FromWorker, ScreenState, ToWorker, WorkerReply } from "./screen-worker.js";
 
 /**
  * The model may lag the pty by this many characters before the pane's program
@@ -24,7 +25,7 @@ const LOW_WATER = 256 * 1024;
 class ScreenWorker {
   readonly #worker = new Worker(new URL("./screen-worker.js", import.meta.url));
   readonly #models = new Map<number, ScreenModel>();
-  readonly #replies = new Map<number, { resolve(value: string | null): void; reject(error: Error): void }>();
+  readonly #replies = new Map<number, { resolve(value: WorkerReply): void; reject(error: Error): void }>();
   #nextKey = 1;
   #nextId = 1;
 
@@ -56,10 +57,10 @@ class ScreenWorker {
 
   /** Answered by the worker once it has parsed everything posted before the request. */
   request(
-    message: { op: "settled" | "screen"; key: number } | { op: "capture"; key: number; options: CaptureOptions },
-  ): Promise<string | null> {
+    message: { op: "settled" | "screen" | "modes" | "state"; key: number } | { op: "capture"; key: number; options: CaptureOptions },
+  ): Promise<WorkerReply> {
     const id = this.#nextId++;
-    return new Promise<string | null>((resolve, reject) => {
+    return new Promise<WorkerReply>((resolve, reject) => {
       this.#replies.set(id, { resolve, reject });
       this.post({ ...message, id });
     });
@@ -68,6 +69,10 @@ class ScreenWorker {
   #onMessage(message: FromWorker): void {
     if (message.op === "parsed") {
       for (const [key, parsed] of message.totals) this.#models.get(key)?.parsedUpTo(parsed);
+      return;
+    }
+    if (message.op === "answer") {
+      this.#models.get(message.key)?.answer(message.data);
       return;
     }
     const reply = this.#replies.get(message.id);
@@ -96,10 +101,14 @@ export class ScreenModel {
   #lagging = false;
   #closed = false;
 
-  /** `backpressure(true)` when the model lags past the high-water mark, `(false)` once it is back under the low one. */
+  /**
+   * `backpressure(true)` when the model lags past the high-water mark, `(false)` once it is back under the low one;
+   * `answer(data)` when the program asked the terminal something (cursor position, attributes…): the answer goes to the program.
+   */
   constructor(
     size: { cols: number; rows: number; scrollback: number },
     private readonly backpressure: (lagging: boolean) => void,
+    readonly answer: (data: string) => void,
   ) {
     this.#key = this.#worker.open(this, size);
   }
@@ -137,6 +146,16 @@ export class ScreenModel {
     return (await this.#request({ op: "screen", key: this.#key })) as string;
   }
 
+  /** The modes the program has set that change what its keys are (application cursor and keypad, bracketed paste). */
+  async modes(): Promise<KeyModes> {
+    return (await this.#request({ op: "modes", key: this.#key })) as KeyModes;
+  }
+
+  /** The title the program set and its cursor. */
+  async state(): Promise<ScreenState> {
+    return (await this.#request({ op: "state", key: this.#key })) as ScreenState;
+  }
+
   async capture(options: CaptureOptions): Promise<string> {
     return (await this.#request({ op: "capture", key: this.#key, options })) as string;
   }
@@ -147,7 +166,7 @@ export class ScreenModel {
     this.#worker.close(this.#key);
   }
 
-  #request(message: Parameters<ScreenWorker["request"]>[0]): Promise<string | null> {
+  #request(message: Parameters<ScreenWorker["request"]>[0]): Promise<WorkerReply> {
     if (this.#closed) return Promise.reject(new Error("the pane's screen model is closed"));
     return this.#worker.request(message);
   }

@@ -1,7 +1,10 @@
 import { type MessagePort, parentPort } from "node:worker_threads";
 import serializeAddon from "@xterm/addon-serialize";
+import unicode11Addon from "@xterm/addon-unicode11";
 import xterm from "@xterm/headless";
 import { type CaptureOptions, capture } from "./capture.js";
+import type { KeyModes } from "./keys.js";
+import { answerQueries, WINDOW_REPORTS } from "./terminal-answers.js";
 
 /**
  * The screen models of every pane of the daemon, on a thread of their own:
@@ -18,12 +21,23 @@ export type ToWorker =
   | { op: "close"; key: number }
   | { op: "settled"; key: number; id: number }
   | { op: "screen"; key: number; id: number }
+  | { op: "modes"; key: number; id: number }
+  | { op: "state"; key: number; id: number }
   | { op: "capture"; key: number; id: number; options: CaptureOptions };
 
-/** Worker → main thread: characters parsed so far per model (for backpressure), or a request's answer. */
+/** What the program shows of itself: its title (bounded), and where its cursor is. */
+export interface ScreenState {
+  title: string;
+  cursor: { x: number; y: number };
+}
+
+export type WorkerReply = string | KeyModes | ScreenState | null;
+
+/** Worker → main thread: characters parsed so far per model (for backpressure), a model's answer to a terminal query, or a request's answer. */
 export type FromWorker =
   | { op: "parsed"; totals: [key: number, parsed: number][] }
-  | { op: "reply"; id: number; result: string | null }
+  | { op: "answer"; key: number; data: string }
+  | { op: "reply"; id: number; result: WorkerReply }
   | { op: "reply"; id: number; error: string };
 
 /**
@@ -47,6 +61,9 @@ globalThis.clearTimeout = ((handle: Parameters<typeof clearTimeout>[0]) => {
   else clear(handle);
 }) as typeof clearTimeout;
 
+/** A title longer than this is cut: it is only ever shown in a list. */
+const MAX_TITLE = 256;
+
 /** DEC private modes the serializer does not restore but a re-attached client must get: cursor visibility, SGR mouse encoding. */
 const TRACKED_MODES = [25, 1006] as const;
 
@@ -59,6 +76,7 @@ class Screen {
     [1006, false],
   ]);
   parsed = 0;
+  title = "";
 
   constructor(
     readonly key: number,
@@ -66,8 +84,23 @@ class Screen {
     rows: number,
     scrollback: number,
   ) {
-    this.terminal = new xterm.Terminal({ cols, rows, scrollback, allowProposedApi: true });
+    this.terminal = new xterm.Terminal({
+      cols,
+      rows,
+      scrollback,
+      allowProposedApi: true,
+      windowOptions: WINDOW_REPORTS,
+      // tmux's scroll-on-clear: clearing the whole screen (ED2, `clear`, C-l) scrolls what it showed into history.
+      scrollOnEraseInDisplay: true,
+    });
     this.terminal.loadAddon(this.#serialize);
+    // Character widths of Unicode 11 (emoji and East Asian wide characters take two cells), as tmux's wcwidth gives them.
+    this.terminal.loadAddon(new unicode11Addon.Unicode11Addon());
+    this.terminal.unicode.activeVersion = "11";
+    answerQueries(this.terminal, (data) => send({ op: "answer", key, data }));
+    this.terminal.onTitleChange((title) => {
+      this.title = title.slice(0, MAX_TITLE);
+    });
     for (const [final, on] of [
       ["h", true],
       ["l", false],
@@ -116,7 +149,7 @@ function reportParsed(screen: Screen): void {
   progressed.add(screen);
 }
 
-function answer(id: number, screen: Screen | undefined, compute: (screen: Screen) => string | null): void {
+function answer(id: number, screen: Screen | undefined, compute: (screen: Screen) => WorkerReply): void {
   if (!screen) {
     send({ op: "reply", id, error: "the pane's screen model is closed" });
     return;
@@ -149,6 +182,17 @@ port.on("message", (message: ToWorker) => {
       return answer(message.id, screen, () => null);
     case "screen":
       return answer(message.id, screen, (s) => s.screen());
+    case "modes":
+      return answer(message.id, screen, ({ terminal: { modes } }) => ({
+        applicationCursor: modes.applicationCursorKeysMode,
+        applicationKeypad: modes.applicationKeypadMode,
+        bracketedPaste: modes.bracketedPasteMode,
+      }));
+    case "state":
+      return answer(message.id, screen, ({ title, terminal }) => ({
+        title,
+        cursor: { x: terminal.buffer.active.cursorX, y: terminal.buffer.active.cursorY },
+      }));
     case "capture":
       return answer(message.id, screen, (s) => capture(s.terminal, message.options));
   }

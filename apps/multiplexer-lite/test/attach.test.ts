@@ -1,11 +1,12 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { VenomClient } from "@venom/runtime";
-import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { cleanupAll, cli, connect, MUX_BIN, type StartOptions, startMux, type TestDaemon } from "../../../testkit/daemon.js";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { cli, MUX_BIN, type StartOptions, type TestDaemon } from "../../../testkit/daemon.js";
 import { AltScreenFilter } from "../src/attach/altscreen.js";
 import { PrefixReader, parsePrefix } from "../src/attach/keys.js";
 import { words } from "../src/attach/prompt-commands.js";
+import { endedAfterEach, type Mux } from "./started.js";
 import { Tmux } from "./tmux.js";
 
 /**
@@ -16,26 +17,10 @@ import { Tmux } from "./tmux.js";
  */
 
 const BASH = ["bash", "--norc", "--noprofile"];
-const started: { daemons: TestDaemon[]; tmuxes: Tmux[]; clients: VenomClient[] } = { daemons: [], tmuxes: [], clients: [] };
+const started = endedAfterEach();
 
-afterEach(async () => {
-  for (const tmux of started.tmuxes.splice(0)) tmux.kill();
-  for (const client of started.clients.splice(0)) client.close();
-  for (const daemon of started.daemons.splice(0)) await daemon.stop();
-});
-afterAll(cleanupAll);
-
-/** A daemon, and a client of it for setting up and checking panes (the CLI is checked in its own tests). */
-interface Mux extends TestDaemon {
-  client: VenomClient;
-}
-
-async function daemon(options: StartOptions = {}): Promise<Mux> {
-  const d = await startMux({ ...options, env: { PS1: "inner$ ", HISTFILE: "/dev/null", ...options.env } });
-  started.daemons.push(d);
-  const client = await connect(d);
-  started.clients.push(client);
-  return Object.assign(d, { client });
+function daemon(options: StartOptions = {}): Promise<Mux> {
+  return started.mux({ ...options, env: { PS1: "inner$ ", HISTFILE: "/dev/null", ...options.env } });
 }
 
 /** Run `venom-mux ARGS…` as a user would. */
@@ -84,10 +69,11 @@ async function panesPoll(d: Mux, check: (list: Awaited<ReturnType<typeof panes>>
 
 function terminal(d: Mux, size: { cols?: number; rows?: number } = {}): Tmux {
   const tmux = Tmux.start({ env: d.env, cwd: d.workspace, ...size });
-  started.tmuxes.push(tmux);
+  started.tmux(tmux);
   return tmux;
 }
 
+const NEEDS_CURSOR = fileURLToPath(new URL("./fixtures/needs-cursor.mjs", import.meta.url));
 const attachLine = (target: string) => `${process.execPath} ${MUX_BIN} attach -t ${target}`;
 
 /** Type `venom-mux attach -t target` in the outer shell and wait until `shows` is on the screen. */
@@ -363,13 +349,40 @@ describe("venom-mux attach", () => {
     await tmux.waitFor(ran("after-flood-25"));
   });
 
-  it("refuses to attach from inside one of the daemon's own panes", async () => {
+  it("keeps the pane's terminal queries, title and clipboard writes off the real terminal; the daemon answers the queries", async () => {
+    const d = await daemon();
+    await pane(d, "a");
+    const tmux = terminal(d);
+    // The outer tmux takes clipboard writes from its pane (this client) into a paste buffer: a leak would show there.
+    tmux.run("set", "-g", "set-clipboard", "on");
+    await attach(tmux, "a", /^inner\$ ?$/m);
+    tmux.enter(`printf '\\033]2;pane-title\\007\\033]52;c;c3RvbGVu\\007'; ${process.execPath} ${NEEDS_CURSOR}`);
+    await tmux.waitFor(/^ready at \d+;1$/m);
+    // Had a query reached the outer terminal, its answer would have been typed into the pane ahead of this line.
+    tmux.enter("hello");
+    await tmux.waitFor(/^got: "hello"$/m);
+    expect(tmux.run("display-message", "-p", "#{pane_title}")).not.toContain("pane-title");
+    expect(tmux.run("list-buffers")).toBe("");
+  });
+
+  it("lets clipboard writes through with [mux] allow_clipboard = true", async () => {
+    const d = await daemon({ config: "[mux]\nallow_clipboard = true\n" });
+    await pane(d, "a");
+    const tmux = terminal(d);
+    tmux.run("set", "-g", "set-clipboard", "on");
+    await attach(tmux, "a", /^inner\$ ?$/m);
+    tmux.enter("printf '\\033]52;c;c2hhcmVk\\007'; echo printed-$((2*4))");
+    await tmux.waitFor(ran("printed-8"));
+    await expect.poll(() => tmux.run("show-buffer"), { timeout: 10_000 }).toBe("shared");
+  });
+
+  it("refuses to attach from inside one of the daemon's own panes, with exit code 3 like every refusal", async () => {
     const d = await daemon();
     await pane(d, "a");
     const tmux = terminal(d);
     await attach(tmux, "a", /^inner\$ ?$/m);
     tmux.enter(`${attachLine("a")}; echo exit-code-$?`);
-    await tmux.waitFor(/refused: this terminal is one of this venom-mux daemon's panes[\s\S]*^exit-code-1$/m);
+    await tmux.waitFor(/refused: this terminal is one of this venom-mux daemon's panes[\s\S]*^exit-code-3$/m);
     tmux.enter("echo still-here-$((2*2))");
     await tmux.waitFor(ran("still-here-4"));
     expect((await panes(d))[0]).toMatchObject({ clients: 1 });

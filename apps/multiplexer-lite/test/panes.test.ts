@@ -1,7 +1,10 @@
-import { readdirSync, readFileSync, symlinkSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { mkdirSync, readdirSync, readFileSync, realpathSync, symlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { PaneInfo } from "@venom/proto";
 import { afterAll, describe, expect, it } from "vitest";
-import { cleanupAll, cli, connect, RawClient, startMux, type TestDaemon } from "../../../testkit/daemon.js";
+import { cleanupAll, cli, connect, MUX_BIN, RawClient, startMux, type TestDaemon } from "../../../testkit/daemon.js";
 
 afterAll(cleanupAll);
 
@@ -42,6 +45,22 @@ describe("venom-mux panes", () => {
     await mux.stop();
   });
 
+  it("answers to tmux's command names and aliases, new -s names the pane, and a failed new uses no id", async () => {
+    const mux = await startMux();
+    const failed = cli(mux, ["new", "-d", "--", "no-such-program-here"]);
+    expect(failed.code).toBe(1);
+    expect(failed.stderr).toMatch(/no such program: no-such-program-here/);
+    expect(cli(mux, ["new-session", "-d", "-s", "work", ...shell]).stdout).toBe("%1 work\n");
+    expect(cli(mux, ["send-keys", "-t", "work", "echo alias-$((6*7))", "Enter"]).code).toBe(0);
+    await screenMatches(mux, "work", /^alias-42$/m);
+    expect(cli(mux, ["capture-pane", "-p", "-t", "work"]).stdout).toMatch(/^alias-42$/m);
+    expect(cli(mux, ["lsp"]).stdout).toMatch(/^%1 work: /);
+    expect(cli(mux, ["killp", "-t", "work"]).code).toBe(0);
+    expect(cli(mux, ["--help"]).stdout).toMatch(/kill \s+end a pane .*\(also: kill-pane, killp/);
+    expect(cli(mux, ["kill-server"]).code).toBe(0);
+    expect(cli(mux, ["ls"]).code).toBe(4);
+  });
+
   it("capture follows tmux: -S/-E reach into scrollback, -J joins wrapped lines, -e keeps colours", async () => {
     const mux = await startMux();
     cli(mux, ["new", "-d", "-n", "p", ...shell]);
@@ -61,7 +80,71 @@ describe("venom-mux panes", () => {
     expect(visible.split("\n").length).toBe(25);
     expect(cli(mux, ["capture", "-t", "p"]).stdout).toMatch(/^x{80}$/m);
     expect(cli(mux, ["capture", "-t", "p", "-J"]).stdout).toMatch(/^x{100}$/m);
-    expect(cli(mux, ["capture", "-t", "p", "-e"]).stdout).toContain("\x1b[0;31mred\x1b[0m");
+    // As tmux: escapes where the style changes, so the default colour comes back with the next line's first cell.
+    const lines = cli(mux, ["capture", "-t", "p", "-e"]).stdout.split("\n");
+    expect(lines[lines.indexOf("\x1b[31mred") + 1]).toBe(`\x1b[39m${"x".repeat(80)}`);
+    await mux.stop();
+  });
+
+  it("new starts in the caller's directory inside the workspace and takes a relative -c from it, as tmux", async () => {
+    const mux = await startMux();
+    const sub = join(mux.workspace, "sub");
+    mkdirSync(join(sub, "deeper"), { recursive: true });
+    const newFrom = (cwd: string, ...args: string[]) =>
+      spawnSync(process.execPath, [MUX_BIN, "new", "-d", ...args, "--", "sh", "-c", "pwd; exec sleep 60"], {
+        cwd,
+        env: mux.env,
+        encoding: "utf8",
+      });
+    expect(newFrom(sub, "-n", "here").status).toBe(0);
+    expect(newFrom(sub, "-n", "relative", "-c", "deeper").status).toBe(0);
+    expect(newFrom(tmpdir(), "-n", "outside").status).toBe(0);
+    const outsideC = newFrom(tmpdir(), "-n", "refused", "-c", ".");
+    expect(outsideC.status).toBe(1);
+    expect(outsideC.stderr).toMatch(/cwd/);
+    await screenMatches(mux, "here", new RegExp(`^${realpathSync(sub)}$`, "m"));
+    await screenMatches(mux, "relative", new RegExp(`^${realpathSync(join(sub, "deeper"))}$`, "m"));
+    await screenMatches(mux, "outside", new RegExp(`^${realpathSync(mux.workspace)}$`, "m"));
+    await mux.stop();
+  });
+
+  it("wait --for, --quiet and --exit each wait in one call, with clear exit codes", async () => {
+    const mux = await startMux();
+    cli(mux, ["new", "-d", "-n", "w", "--", "sh", "-c", "sleep 1; echo ready-$((6*7)); exec cat"]);
+    expect(cli(mux, ["wait", "-t", "w", "--for", "^ready-42$"]).code).toBe(0);
+    expect(cli(mux, ["wait", "-t", "w", "--quiet", "300"]).code).toBe(0);
+    const json = JSON.parse(cli(mux, ["wait", "-t", "w", "--for", "ready-\\d+", "--json"]).stdout);
+    expect(json).toEqual({ reason: "match", line: "ready-42" });
+    expect(cli(mux, ["wait", "-t", "w", "--for", "never shown", "--timeout", "1"]).code).toBe(124);
+    const both = cli(mux, ["wait", "-t", "w", "--for", "x", "--quiet", "5"]);
+    expect(both.code).toBe(2);
+    expect(both.stderr).toMatch(/choose one of --for, --quiet and --exit/);
+    expect(cli(mux, ["wait", "-t", "w", "--for", "(unclosed"]).stderr).toMatch(/--for: not a regular expression/);
+
+    cli(mux, ["new", "-d", "-n", "ends", "--", "sh", "-c", "sleep 1; echo bye; exit 3"]);
+    expect(cli(mux, ["wait", "-t", "ends", "--for", "never shown"]).code).toBe(1);
+    expect(cli(mux, ["wait", "-t", "ends", "--exit"]).code).toBe(3);
+    expect(cli(mux, ["wait", "-t", "ends", "--for", "^bye$"]).code).toBe(0);
+    await mux.stop();
+  });
+
+  it("ls --json tells each pane's foreground program, title, cursor and whether it waits for input, from the kernel", async () => {
+    const mux = await startMux({ env: { PS1: "$ " } });
+    cli(mux, ["new", "-d", "-n", "sh", ...shell]);
+    const pane = async () => {
+      const [info] = JSON.parse(cli(mux, ["ls", "--json"]).stdout) as PaneInfo[];
+      return info as PaneInfo;
+    };
+    cli(mux, ["send", "-t", "sh", "printf '\\033]2;my title\\007'; clear", "Enter"]);
+    await expect.poll(pane, { timeout: 20_000 }).toMatchObject({ title: "my title", cursor: { x: 2, y: 0 }, waitingForInput: true });
+    expect((await pane()).foreground?.argv).toEqual(["bash", "--norc", "--noprofile"]);
+    cli(mux, ["send", "-t", "sh", "sleep 30", "Enter"]);
+    await expect.poll(async () => (await pane()).foreground?.argv, { timeout: 20_000 }).toEqual(["sleep", "30"]);
+    // A sleeping program is not waiting for input, however quiet it is.
+    expect(cli(mux, ["wait", "-t", "sh", "--quiet", "500"]).code).toBe(0);
+    expect((await pane()).waitingForInput).toBe(false);
+    cli(mux, ["send", "-t", "sh", "C-c"]);
+    await expect.poll(async () => (await pane()).waitingForInput, { timeout: 20_000 }).toBe(true);
     await mux.stop();
   });
 

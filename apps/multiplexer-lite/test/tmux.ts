@@ -27,11 +27,21 @@ export class Tmux {
 
   private constructor() {}
 
-  /** Start the server with a cols × rows window; `env` is the environment of its shell. */
-  static start(options: { env: NodeJS.ProcessEnv; cols?: number; rows?: number; cwd?: string }): Tmux {
+  /**
+   * Start the server with a cols × rows window; `env` is the environment of its shell. `command` (a shell
+   * command line) runs instead of the interactive bash.
+   */
+  static start(options: {
+    env: NodeJS.ProcessEnv;
+    cols?: number;
+    rows?: number;
+    cwd?: string;
+    command?: string;
+    historyLimit?: number;
+  }): Tmux {
     const tmux = new Tmux();
     const conf = join(tmux.#dir, "tmux.conf");
-    writeFileSync(conf, "set -g status off\nset -g history-limit 2000\n");
+    writeFileSync(conf, `set -g status off\nset -g history-limit ${options.historyLimit ?? 2000}\n`);
     const env: NodeJS.ProcessEnv = { ...options.env };
     delete env.TMUX;
     delete env.TMUX_PANE;
@@ -52,7 +62,7 @@ export class Tmux {
         String(options.rows ?? 30),
         ...(options.cwd ? ["-c", options.cwd] : []),
         // The prompt is set on the command line: a shell between tmux and bash may drop PS1 from the environment.
-        "exec env PS1='outer$ ' HISTFILE=/dev/null bash --norc --noprofile",
+        options.command ?? "exec env PS1='outer$ ' HISTFILE=/dev/null bash --norc --noprofile",
       ],
       { env, stdio: "ignore" },
     );

@@ -271,6 +271,19 @@ export const PaneInfoSchema = z.strictObject({
   envPolicy: z.enum(["inherit", "delegated"]),
   clients: z.number().int(),
   createdAt: z.string(),
+  /** pane/list only, what the screen model and the kernel say now: the title the program set (escaped by whoever shows it). */
+  title: z.string().optional(),
+  /** Cursor position on the screen, from 0. */
+  cursor: z.strictObject({ x: z.number().int(), y: z.number().int() }).optional(),
+  /** The pty's foreground process group: its leader's pid and command line (null when none can be told). */
+  foreground: z
+    .strictObject({ pid: z.number().int(), argv: z.array(z.string()) })
+    .nullable()
+    .optional(),
+  /** The foreground group is asleep waiting on input (read/select/poll) and the pane has been quiet a moment. */
+  waitingForInput: z.boolean().optional(),
+  /** Milliseconds since the pane last printed anything (since it started, if never). */
+  quietMs: z.number().int().optional(),
 });
 export type PaneInfo = z.infer<typeof PaneInfoSchema>;
 
@@ -305,7 +318,18 @@ export const PaneNewParamsSchema = z.strictObject({
 export const PaneListResultSchema = z.strictObject({ panes: z.array(PaneInfoSchema) });
 export const PaneSendParamsSchema = z.strictObject({
   target: PaneTargetSchema,
-  data: z.string().max(1024 * 1024),
+  /** Typed as it is (default nothing). */
+  data: z
+    .string()
+    .max(1024 * 1024)
+    .default(""),
+  /** Sent after `data`: tmux key names, encoded by the daemon for the pane's current modes (DECCKM, keypad), or text. */
+  keys: z
+    .array(z.union([z.strictObject({ key: z.string().min(1).max(64) }), z.strictObject({ text: z.string().max(1024 * 1024) })]))
+    .max(4096)
+    .optional(),
+  /** `data` is a paste (tmux paste-buffer -p): LF becomes CR, and it is bracketed when the program enabled bracketed paste. */
+  paste: z.boolean().optional(),
   enter: z.boolean().optional(),
 });
 export const PaneSendResultSchema = z.strictObject({ bytes: z.number().int() });
@@ -320,6 +344,8 @@ export const PaneCaptureParamsSchema = z.strictObject({
   escapes: z.boolean().optional(),
   /** Join wrapped lines (tmux -J). */
   join: z.boolean().optional(),
+  /** Keep trailing spaces (tmux -N); -J keeps them too. */
+  trailingSpaces: z.boolean().optional(),
 });
 export const PaneCaptureResultSchema = z.strictObject({ text: z.string() });
 export const PaneAttachParamsSchema = z.strictObject({
@@ -340,8 +366,17 @@ export const PaneKillResultSchema = z.strictObject({ killed: z.literal(true), pa
 export const PaneWaitParamsSchema = z.strictObject({
   target: PaneTargetSchema,
   timeoutSeconds: z.number().positive().max(86_400).optional(),
+  /** Also done once the pane has printed nothing for this many milliseconds. */
+  quietMs: z.number().int().positive().max(86_400_000).optional(),
+  /** Also done at the pane's next output. */
+  output: z.boolean().optional(),
 });
-export const PaneWaitResultSchema = z.strictObject({ pane: PaneInfoSchema, timedOut: z.boolean() });
+export const PaneWaitResultSchema = z.strictObject({
+  pane: PaneInfoSchema,
+  timedOut: z.boolean(),
+  /** What ended the wait (absent from daemons that only wait for exit). */
+  reason: z.enum(["exit", "quiet", "output", "timeout"]).optional(),
+});
 export const PaneRenameParamsSchema = z.strictObject({ target: PaneTargetSchema, name: PaneNameSchema });
 
 /** venom-mux's own methods; none is management (daemon/stop and restart are). */

@@ -48,6 +48,8 @@ export const ConfigSchema = z.strictObject({
       prefix: z.string().default("C-b"),
       scrollback_lines: positiveInt.max(1_000_000).default(10_000),
       max_panes: positiveInt.max(4096).default(256),
+      /** Let a pane's OSC 52 clipboard writes through to an attached terminal (tmux's set-clipboard); off: dropped. */
+      allow_clipboard: z.boolean().default(false),
     })
     .prefault({}),
 });

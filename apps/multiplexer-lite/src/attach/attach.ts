@@ -1,6 +1,6 @@
 import { type CliApp, Exit, loadUserConfig, type VenomHome } from "@venom/runtime/cli";
 import { PrefixError, parsePrefix } from "./keys.js";
-import { AttachSession } from "./session.js";
+import { AttachSession, NestingRefused } from "./session.js";
 import { OuterTerminal } from "./terminal.js";
 
 /** The prefix key from `[mux] prefix` in the user's config.toml (default C-b); a bad one is an error naming the file and key. */
@@ -34,7 +34,14 @@ export async function attachTo(app: CliApp, home: VenomHome, target: string | un
   }
   const terminal = new OuterTerminal();
   const session = new AttachSession(app, home, terminal, prefix);
-  const outcome = await session.run(target);
+  let outcome: Awaited<ReturnType<AttachSession["run"]>>;
+  try {
+    outcome = await session.run(target);
+  } catch (error) {
+    if (!(error instanceof NestingRefused)) throw error;
+    process.stderr.write(`${app.program} attach: ${error.message}\n`);
+    return Exit.refused;
+  }
   (outcome.stream === "stdout" ? process.stdout : process.stderr).write(`${outcome.message}\n`);
   return outcome.code;
 }

@@ -17,6 +17,11 @@ export interface Outcome {
   stream: "stdout" | "stderr";
 }
 
+/** Attaching inside one of the daemon's own panes: a refusal (exit 3), like every refusal. */
+export class NestingRefused extends Error {
+  override readonly name = "NestingRefused";
+}
+
 /** How long a message stays on the bottom line when no key is typed. */
 const MESSAGE_MS = 2_000;
 /** Events of a new attachment read before its pane/attach answer is taken (a server sends none, but one socket read could hold some). */
@@ -117,7 +122,7 @@ export class AttachSession implements CommandHost {
   #refuseNesting(instance: string): void {
     const { parent } = parseMarkers(process.env);
     if (parent?.startsWith(`${instance}/`)) {
-      throw new Error(
+      throw new NestingRefused(
         `refused: this terminal is one of this ${this.app.program} daemon's panes, and attaching here would nest the panes in themselves; switch panes from the attached client (prefix n, p, w) or attach from a terminal outside ${this.app.program}`,
       );
     }

@@ -6,6 +6,7 @@ import { takeTarget, targetOption } from "./target.js";
 export function attachCommand(app: CliApp): Command {
   return {
     name: "attach",
+    aliases: ["attach-session", "a", "at"],
     summary: "attach this terminal to a pane (prefix C-b, then d detaches): attach [-t] [TARGET]",
     usage:
       "attach [-t] [TARGET]   (no target: the newest running pane)\n\n" +

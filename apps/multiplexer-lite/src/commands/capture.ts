@@ -14,8 +14,12 @@ function lineNumber(value: string | undefined, dash: number | undefined, flag: s
 export function captureCommand(app: CliApp): Command {
   return {
     name: "capture",
-    summary: "print a pane's screen: capture [-t] TARGET [-S N] [-E N] [-e] [-J]",
-    usage: "capture [-t] TARGET [-S START] [-E END] [-e escapes] [-J join wrapped]",
+    aliases: ["capture-pane", "capturep"],
+    summary: "print a pane's screen: capture [-t] TARGET [-S N] [-E N] [-e] [-J] [-N]",
+    usage:
+      "capture [-t] TARGET [-S START] [-E END] [-e escapes] [-J join wrapped] [-N keep trailing spaces]\n\n" +
+      "Lines count from the top of the screen (0); negative numbers reach into history, - is its first line (-S) or the last\n" +
+      "line of the screen (-E); a reversed range is swapped. As tmux: trailing spaces are trimmed unless -N or -J.",
     management: false,
     options: {
       ...targetOption,
@@ -23,6 +27,7 @@ export function captureCommand(app: CliApp): Command {
       end: { type: "string", short: "E" },
       escapes: { type: "boolean", short: "e" },
       join: { type: "boolean", short: "J" },
+      trailing: { type: "boolean", short: "N" },
       print: { type: "boolean", short: "p" },
     },
     async execute(run) {
@@ -36,6 +41,7 @@ export function captureCommand(app: CliApp): Command {
           ...(end !== undefined ? { end } : {}),
           escapes: run.values.escapes === true,
           join: run.values.join === true,
+          trailingSpaces: run.values.trailing === true,
         }),
       );
       if (run.json) run.io.out(JSON.stringify({ text }));

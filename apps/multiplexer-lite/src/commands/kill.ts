@@ -2,11 +2,12 @@ import { type CliApp, type Command, Exit } from "@venom/runtime/cli";
 import { withMux } from "./client.js";
 import { takeTarget, targetOption } from "./target.js";
 
-/** tmux `kill-pane`: the pane's whole process group ends (TERM, then KILL after 2 s). */
+/** tmux `kill-pane`: the pane's whole process group ends (HUP and TERM, then KILL after 2 s to what remains). */
 export function killCommand(app: CliApp): Command {
   return {
     name: "kill",
-    summary: "end a pane and its whole process group: kill [-t] TARGET",
+    aliases: ["kill-pane", "killp", "kill-window", "killw"],
+    summary: "end a pane and its whole process group (HUP and TERM, KILL after 2 s): kill [-t] TARGET",
     usage: "kill [-t] TARGET",
     management: false,
     options: targetOption,

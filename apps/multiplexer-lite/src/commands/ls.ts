@@ -12,6 +12,7 @@ export function describePane(pane: PaneInfo): string {
 export function lsCommand(app: CliApp): Command {
   return {
     name: "ls",
+    aliases: ["list-panes", "lsp", "list-windows", "lsw", "list-sessions"],
     summary: "list panes",
     usage: "ls",
     management: false,

@@ -1,5 +1,7 @@
+import { realpathSync } from "node:fs";
+import { isAbsolute, relative, resolve } from "node:path";
 import { parseMarkers } from "@venom/proto";
-import { type CliApp, type Command, Exit } from "@venom/runtime/cli";
+import { type CliApp, type Command, Exit, UsageError } from "@venom/runtime/cli";
 import { attachToPane } from "../attach/attach.js";
 import { withMux } from "./client.js";
 
@@ -7,17 +9,26 @@ import { withMux } from "./client.js";
 export function newCommand(app: CliApp): Command {
   return {
     name: "new",
-    summary: "open a pane: new [-d] [-n NAME] [-c DIR] [--delegated [--agent NAME]] [-- ARGV…]",
-    usage: "new [-d] [-n NAME] [-c DIR] [--delegated] [--agent NAME] [-- ARGV…]",
+    aliases: ["new-session", "new-window", "neww"],
+    summary: "open a pane: new [-d] [-n NAME] [-c DIR] [-x COLS] [-y ROWS] [--delegated [--agent NAME]] [-- ARGV…]",
+    usage:
+      "new [-d] [-n NAME] [-c DIR] [-x COLS] [-y ROWS] [--delegated] [--agent NAME] [-- ARGV…]\n\n" +
+      "-s NAME (tmux new-session) names the pane as -n does. The size is this terminal's (80x24 without one) unless -x/-y say otherwise. The pane starts in this directory\n" +
+      "when it is inside the daemon's workspace (else the workspace root); a relative -c DIR is taken from here.",
     management: false,
     options: {
       detached: { type: "boolean", short: "d" },
       name: { type: "string", short: "n" },
+      session: { type: "string", short: "s" },
       cwd: { type: "string", short: "c" },
       delegated: { type: "boolean" },
       agent: { type: "string" },
+      x: { type: "string", short: "x" },
+      y: { type: "string", short: "y" },
     },
     async execute({ home, json, io, values, positionals }) {
+      const cols = dimension(values.x as string | undefined, "-x", process.stdout.columns ?? 80);
+      const rows = dimension(values.y as string | undefined, "-y", process.stdout.rows ?? 24);
       const terminal = !values.detached && !json && process.stdin.isTTY === true && process.stdout.isTTY === true;
       let nested = false;
       const pane = await withMux(app, home, (client) => {
@@ -25,12 +36,12 @@ export function newCommand(app: CliApp): Command {
         nested = parseMarkers(process.env).parent?.startsWith(`${client.hello.instance}/`) === true;
         return client.request("pane/new", {
           ...(positionals.length > 0 ? { argv: positionals } : {}),
-          ...(values.name ? { name: values.name as string } : {}),
-          ...(values.cwd ? { cwd: values.cwd as string } : {}),
+          ...(values.name || values.session ? { name: (values.name ?? values.session) as string } : {}),
+          ...startIn(values.cwd as string | undefined, client.hello.workspace),
           ...(values.delegated ? { envPolicy: "delegated" as const } : {}),
           ...(values.agent ? { agent: values.agent as string } : {}),
-          cols: process.stdout.columns ?? 80,
-          rows: process.stdout.rows ?? 24,
+          cols,
+          rows,
         });
       });
       if (terminal && !nested) return attachToPane(app, home, pane.id);
@@ -40,4 +51,28 @@ export function newCommand(app: CliApp): Command {
       return Exit.ok;
     },
   };
+}
+
+function dimension(value: string | undefined, flag: string, otherwise: number): number {
+  if (value === undefined) return otherwise;
+  if (!/^\d+$/.test(value)) throw new UsageError(`${flag} takes a whole number`);
+  return Number(value);
+}
+
+/**
+ * Where the pane starts, as tmux: `-c DIR` (relative to this directory), else
+ * this directory when it is inside the workspace; else nothing, which the
+ * daemon takes as the workspace root. The daemon checks the directory itself.
+ */
+function startIn(dir: string | undefined, workspace: string | null): { cwd?: string } {
+  if (dir !== undefined) return { cwd: resolve(dir) };
+  if (workspace === null) return {};
+  let here: string;
+  try {
+    here = realpathSync(process.cwd());
+  } catch {
+    return {};
+  }
+  const inside = relative(workspace, here);
+  return inside === ".." || inside.startsWith("../") || isAbsolute(inside) ? {} : { cwd: here };
 }

@@ -5,6 +5,7 @@ import { takeTarget, targetOption } from "./target.js";
 export function renameCommand(app: CliApp): Command {
   return {
     name: "rename",
+    aliases: ["rename-window", "renamew"],
     summary: "rename a pane: rename [-t] TARGET NAME",
     usage: "rename [-t] TARGET NAME",
     management: false,

@@ -6,6 +6,7 @@ import { takeTarget, targetOption } from "./target.js";
 export function resizeCommand(app: CliApp): Command {
   return {
     name: "resize",
+    aliases: ["resize-pane", "resizep"],
     summary: "resize a pane: resize [-t] TARGET -x COLS -y ROWS",
     usage: "resize [-t] TARGET -x COLS -y ROWS",
     management: false,

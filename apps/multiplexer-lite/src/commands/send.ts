@@ -1,23 +1,43 @@
 import { type CliApp, type Command, Exit, UsageError } from "@venom/runtime/cli";
+import { malformedKey, parseKey } from "../keys.js";
 import { withMux } from "./client.js";
-import { keyBytes } from "./keys.js";
 import { takeTarget, targetOption } from "./target.js";
 
-/** tmux `send-keys`: key names (Enter, C-c, Up…) become keys, other words are typed; -l types everything literally. */
+/**
+ * tmux `send-keys`: arguments that are key names (Enter, C-c, Up, F5, NPage…) are keys, encoded by the daemon for the
+ * pane's current modes; other words are typed. -l types everything literally; -p sends it as one paste.
+ */
 export function sendCommand(app: CliApp): Command {
   return {
     name: "send",
-    summary: "type into a pane: send [-t] TARGET TEXT|KEY… [--enter] [-l]",
-    usage: "send [-t] TARGET TEXT|KEY… [--enter] [-l literal]",
+    aliases: ["send-keys"],
+    summary: "type into a pane: send [-t] TARGET TEXT|KEY… [-l] [-p] [--enter]",
+    usage:
+      "send [-t] TARGET TEXT|KEY… [-l literal] [-p paste] [--enter]\n\n" +
+      "Key names are tmux's: Enter Escape Tab BTab Space BSpace Up Down Left Right Home End IC DC PPage NPage\n" +
+      "(PageUp PageDown) F1-F12 KP0-KP9 KP/ KP* KP- KP+ KP. KPEnter, with modifiers C- M- S- (C-c, M-Enter, S-Left,\n" +
+      "C-M-Up) or ^c. Cursor keys follow the program's application cursor mode, the keypad its keypad mode.\n" +
+      "Something that looks like a key name but is none (C-Foo, F13) is an error; -l types it. -p types the text\n" +
+      "(arguments joined, as -l joins them) as a paste: newlines become Enter, and it is bracketed if the program asked for it.",
     management: false,
-    options: { ...targetOption, enter: { type: "boolean" }, literal: { type: "boolean", short: "l" } },
+    options: {
+      ...targetOption,
+      enter: { type: "boolean" },
+      literal: { type: "boolean", short: "l" },
+      paste: { type: "boolean", short: "p" },
+    },
     async execute(run) {
       const { target, rest } = takeTarget(run);
       if (rest.length === 0 && !run.values.enter) throw new UsageError("nothing to send");
-      const data = run.values.literal ? rest.join(" ") : rest.map(keyBytes).join("");
-      const result = await withMux(app, run.home, (client) =>
-        client.request("pane/send", { target, data, enter: run.values.enter === true }),
-      );
+      const literal = run.values.literal === true || run.values.paste === true;
+      if (!literal) {
+        const bad = rest.find(malformedKey);
+        if (bad !== undefined) throw new UsageError(`unknown key name: ${JSON.stringify(bad)} (send -l types it as text)`);
+      }
+      const params = literal
+        ? { target, data: rest.join(""), paste: run.values.paste === true }
+        : { target, keys: rest.map((arg) => (parseKey(arg) ? { key: arg } : { text: arg })) };
+      const result = await withMux(app, run.home, (client) => client.request("pane/send", { ...params, enter: run.values.enter === true }));
       if (run.json) run.io.out(JSON.stringify(result));
       return Exit.ok;
     },

@@ -1,32 +1,98 @@
 import { constants } from "node:os";
-import { type CliApp, type Command, Exit, UsageError } from "@venom/runtime/cli";
+import type { PaneInfo } from "@venom/proto";
+import { type CliApp, type Command, Exit, UsageError, type VenomClient } from "@venom/runtime/cli";
 import { withMux } from "./client.js";
 import { takeTarget, targetOption } from "./target.js";
 
-/** Wait for a pane's program to exit; the exit code is the program's (128+N for a signal), 124 on timeout. */
+/** Exit code when the timeout passed first (as timeout(1)). */
+const TIMED_OUT = 124;
+
+/**
+ * Wait for a pane, in one call instead of a polling loop: until its program
+ * exits (the default, --exit: exit with its code, 128+N for a signal), until
+ * its screen shows REGEX (--for), or until it prints nothing for MS
+ * milliseconds (--quiet); 124 on timeout.
+ */
 export function waitCommand(app: CliApp): Command {
   return {
     name: "wait",
-    summary: "wait until a pane's program exits, and exit with its code: wait [-t] TARGET [--timeout S]",
-    usage: "wait [-t] TARGET [--timeout SECONDS]",
+    summary: "wait for a pane: until it exits (its code), shows REGEX or goes quiet: wait [-t] TARGET [--for RE | --quiet MS | --exit]",
+    usage:
+      "wait [-t] TARGET [--exit | --for REGEX | --quiet MS] [--timeout SECONDS]\n\n" +
+      "--exit (the default): until the program exits; exits with its code (128+N for a signal).\n" +
+      "--for REGEX: until a line of the screen matches REGEX (JavaScript syntax); 0, or 1 if the\n" +
+      "  program exits first. The regex runs in this command, never in the daemon.\n" +
+      "--quiet MS: until the pane has printed nothing for MS milliseconds; 0, or the program's code if it exits first.\n" +
+      "--timeout: 124 when it passes first.",
     management: false,
-    options: { ...targetOption, timeout: { type: "string" } },
+    options: {
+      ...targetOption,
+      timeout: { type: "string" },
+      for: { type: "string" },
+      quiet: { type: "string" },
+      exit: { type: "boolean" },
+    },
     async execute(run) {
       const { target } = takeTarget(run);
       const timeout = run.values.timeout === undefined ? undefined : Number(run.values.timeout);
       if (timeout !== undefined && !(timeout > 0)) throw new UsageError("--timeout must be a positive number of seconds");
+      const chosen = ["for", "quiet", "exit"].filter((flag) => run.values[flag] !== undefined);
+      if (chosen.length > 1) throw new UsageError(`choose one of --for, --quiet and --exit (got --${chosen.join(" and --")})`);
+      const deadline = timeout === undefined ? undefined : Date.now() + timeout * 1000;
+      const pattern = run.values.for === undefined ? undefined : regex(run.values.for as string);
+      const quietMs = run.values.quiet === undefined ? undefined : Number(run.values.quiet);
+      if (quietMs !== undefined && !(Number.isInteger(quietMs) && quietMs > 0))
+        throw new UsageError("--quiet takes a positive number of milliseconds");
       const result = await withMux(app, run.home, (client) =>
-        client.request("pane/wait", { target, ...(timeout ? { timeoutSeconds: timeout } : {}) }),
+        pattern ? waitFor(client, target, pattern, deadline) : wait(client, target, deadline, quietMs ? { quietMs } : {}),
       );
       if (run.json) run.io.out(JSON.stringify(result));
-      if (result.timedOut) return 124;
-      const { exitCode, signal } = result.pane;
-      if (signal) return 128 + (signalNumber(signal) ?? 0);
-      return exitCode ?? Exit.failed;
+      if (result.reason === "timeout") return TIMED_OUT;
+      if (result.reason === "match" || result.reason === "quiet") return Exit.ok;
+      // It exited: for --for that is a failure to show the pattern; otherwise the program's own code.
+      return pattern ? Exit.failed : exitCode(result.pane);
     },
   };
 }
 
-function signalNumber(name: string): number | undefined {
-  return (constants.signals as Record<string, number>)[name];
+type WaitResult = Awaited<ReturnType<typeof wait>>;
+
+function wait(client: VenomClient, target: string, deadline: number | undefined, also: { quietMs?: number; output?: boolean }) {
+  const seconds = deadline === undefined ? undefined : Math.max(0.001, (deadline - Date.now()) / 1000);
+  return client.request("pane/wait", { target, ...(seconds ? { timeoutSeconds: seconds } : {}), ...also });
+}
+
+/** Look at the screen, and again after each output, until a line matches, the program exits or time is up. */
+async function waitFor(
+  client: VenomClient,
+  target: string,
+  pattern: RegExp,
+  deadline: number | undefined,
+): Promise<WaitResult | { reason: "match"; line: string }> {
+  const match = async () => {
+    const { text } = await client.request("pane/capture", { target });
+    return text.split("\n").find((line) => pattern.test(line));
+  };
+  for (;;) {
+    const line = await match();
+    if (line !== undefined) return { reason: "match", line };
+    const next = await wait(client, target, deadline, { output: true });
+    if (next.reason === "output") continue;
+    // One last look: the output that came with the exit may hold the match.
+    const last = next.reason === "exit" ? await match() : undefined;
+    return last === undefined ? next : { reason: "match", line: last };
+  }
+}
+
+function regex(source: string): RegExp {
+  try {
+    return new RegExp(source);
+  } catch (error) {
+    throw new UsageError(`--for: not a regular expression: ${(error as Error).message}`);
+  }
+}
+
+function exitCode({ exitCode, signal }: PaneInfo): number {
+  if (signal) return 128 + ((constants.signals as Record<string, number>)[signal] ?? 0);
+  return exitCode ?? Exit.failed;
 }

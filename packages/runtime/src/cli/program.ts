@@ -23,6 +23,8 @@ export interface CommandRun {
 /** One CLI command; a program is a table of them (tmux-style: one file per command). */
 export interface Command {
   name: string;
+  /** Other names it answers to (a multiplexer's tmux spellings: send-keys, killp…). */
+  aliases?: readonly string[];
   summary: string;
   usage: string;
   /**
@@ -57,7 +59,9 @@ export function help(program: Program): string {
     `${program.name}: ${program.description}`,
     "",
     "Usage:",
-    ...program.commands.map((c) => `  ${program.name} ${c.name.padEnd(width)}  ${c.summary}`),
+    ...program.commands.map(
+      (c) => `  ${program.name} ${c.name.padEnd(width)}  ${c.summary}${c.aliases?.length ? ` (also: ${c.aliases.join(", ")})` : ""}`,
+    ),
     "",
     "Every command takes --json (machine-readable output) and --help.",
     `Environment: VENOM_HOME (instance root, default ~/.venom; a custom home never falls back to it).`,
@@ -70,7 +74,8 @@ export function help(program: Program): string {
 }
 
 function commandHelp(program: Program, command: Command): string {
-  return [`Usage: ${program.name} ${command.usage}`, "", command.summary, "", `  ${NO_SANDBOX_NOTICE}.`].join("\n");
+  const aliases = command.aliases?.length ? ["", `Also: ${command.aliases.join(", ")}`] : [];
+  return [`Usage: ${program.name} ${command.usage}`, ...aliases, "", command.summary, "", `  ${NO_SANDBOX_NOTICE}.`].join("\n");
 }
 
 const stdio: Io = {
@@ -109,7 +114,7 @@ export async function runProgram(program: Program, argv: readonly string[], io: 
     io.out(help(program));
     return name === undefined ? Exit.usage : Exit.ok;
   }
-  const command = program.commands.find((c) => c.name === name);
+  const command = program.commands.find((c) => c.name === name || c.aliases?.includes(name));
   if (!command) {
     io.err(`${program.name}: unknown command "${name}"; run ${program.name} --help`);
     return Exit.usage;
