@@ -5,8 +5,22 @@ import { type SupportedArch, supportedArch } from "./platform.js";
 // architecture, so both columns match today; the table is still per-arch so a
 // future arch with its own numbering cannot silently inherit the wrong ones.
 export const SYSCALL_NUMBERS = {
-  x64: { pidfd_send_signal: 424, pidfd_open: 434, openat2: 437 },
-  arm64: { pidfd_send_signal: 424, pidfd_open: 434, openat2: 437 },
+  x64: {
+    pidfd_send_signal: 424,
+    pidfd_open: 434,
+    openat2: 437,
+    landlock_create_ruleset: 444,
+    landlock_add_rule: 445,
+    landlock_restrict_self: 446,
+  },
+  arm64: {
+    pidfd_send_signal: 424,
+    pidfd_open: 434,
+    openat2: 437,
+    landlock_create_ruleset: 444,
+    landlock_add_rule: 445,
+    landlock_restrict_self: 446,
+  },
 } as const satisfies Record<SupportedArch, Record<string, number>>;
 
 export type SyscallName = keyof (typeof SYSCALL_NUMBERS)[SupportedArch];

@@ -10,9 +10,9 @@ import { type AppMethod, Connection, type ConnectionHost } from "./connection.js
 import { type DelegationOwner, findAncestorRecord, reapOrphans } from "./delegations.js";
 import type { AppName, VenomHome } from "./home.js";
 import { createLogger, type Logger } from "./log.js";
-import { NO_SANDBOX_NOTICE } from "./notices.js";
 import { checkPeer, type PeerFacts } from "./peer.js";
 import { processStat } from "./proc.js";
+import { sandboxNotice } from "./sandbox/launch.js";
 import type { HelloContext, SessionState, Transport } from "./session.js";
 import { answers } from "./socket-probe.js";
 
@@ -210,7 +210,7 @@ export class Daemon<Context> implements ConnectionHost<Context> {
       workspace: this.workspace,
       connections: this.#connections.size,
       activeCalls: this.#activeCalls,
-      notices: [NO_SANDBOX_NOTICE],
+      notices: [sandboxNotice(this.options.config)],
     };
   }
 

@@ -13,6 +13,7 @@ export * from "./peer.js";
 export * from "./proc.js";
 export * from "./process-runner.js";
 export * from "./rpc.js";
+export * from "./sandbox/index.js";
 export * from "./secret.js";
 export * from "./session.js";
 export * from "./socket-probe.js";
