@@ -1,5 +1,6 @@
 import { constants } from "node:os";
 import type { PaneInfo } from "@venom/proto";
+import type { SandboxedCommand } from "@venom/runtime";
 import * as pty from "node-pty";
 import type { CaptureOptions } from "./capture.js";
 import { ScreenModel } from "./screen-model.js";
@@ -28,6 +29,8 @@ export interface PaneSpec {
   depth: number;
   envPolicy: "inherit" | "delegated";
   scrollback: number;
+  /** What to spawn instead of argv when the pane is confined (the sandbox launcher); argv stays what the pane reports. */
+  launch?: SandboxedCommand;
 }
 
 /** A viewer whose unread output passes this is dropped to a redraw (tmux: a slow client is redrawn, never waited for). */
@@ -95,13 +98,13 @@ export class Pane {
     this.#model = new ScreenModel({ cols: spec.cols, rows: spec.rows, scrollback: spec.scrollback }, (lagging) =>
       lagging ? this.process.pause() : this.process.resume(),
     );
-    const [file, ...args] = spec.argv;
-    this.process = pty.spawn(file as string, args, {
+    const { file, args, env } = spec.launch ?? { file: spec.argv[0] as string, args: spec.argv.slice(1), env: spec.env };
+    this.process = pty.spawn(file, args, {
       name: "xterm-256color",
       cols: spec.cols,
       rows: spec.rows,
       cwd: spec.cwd,
-      env: spec.env,
+      env,
     });
     this.process.onData((data) => this.#onData(data));
     this.process.onExit(({ exitCode, signal }) => {

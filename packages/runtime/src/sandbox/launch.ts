@@ -6,7 +6,8 @@ import { SandboxUnavailableError } from "./errors.js";
 import { type Confinement, confinementFor, describeConfinement, type Refusal, type SandboxProfile } from "./plan.js";
 import { type SandboxSpec, sandboxProfileFor } from "./profile.js";
 
-const LAUNCHER = fileURLToPath(new URL("./launcher.js", import.meta.url));
+// The built launcher, whether this module runs from dist/ or (under vitest) from src/.
+const LAUNCHER = fileURLToPath(new URL("../../dist/sandbox/launcher.js", import.meta.url));
 
 /** What to spawn instead of a program: the same spawn options otherwise (cwd, detached, stdio or pty). */
 export interface SandboxedCommand {
