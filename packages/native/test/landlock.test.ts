@@ -32,13 +32,17 @@ describe("landlock", () => {
     nativeUrl = builtEntryUrl();
   });
   afterEach(() => temp?.remove());
+  const freshDir = () => {
+    temp = makeTempDir("landlock");
+    return temp.dir;
+  };
 
   it("reports the kernel's ABI", () => {
     expect(landlockAbi()).toBeGreaterThanOrEqual(1);
   });
 
   it("a restricted process and the program it execs write only where the ruleset allows; argv, env and stdout pass through exec", () => {
-    const { dir } = (temp = makeTempDir("landlock"));
+    const dir = freshDir();
     const allowed = join(dir, "allowed");
     const denied = join(dir, "denied");
     for (const dir of [allowed, denied]) spawnSync("mkdir", [dir]);
@@ -57,7 +61,7 @@ describe("landlock", () => {
   });
 
   it("a right a file cannot have is refused by the kernel, as an EINVAL that names the call", () => {
-    const { dir } = (temp = makeTempDir("landlock"));
+    const dir = freshDir();
     const file = join(dir, "f");
     writeFileSync(file, "");
     const CHILD_RULE = `
