@@ -119,11 +119,13 @@ echo d > ${outside}/new; rm -f ${outside}/keep; mkdir ${outside}/dir; exit 0`,
     writeFileSync(join(workspace, "evil.cjs"), `require("fs").writeFileSync(${JSON.stringify(join(outside, "pwned"))}, "x");`);
     const prompt = `one argument; $(touch ${outside}/pwned) 'quoted' "double"\nsecond line`;
     const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", FOO: "bar baz", NODE_OPTIONS: `--require ${join(workspace, "evil.cjs")}` };
-    const result = await confined({ argv: ["sh", "-c", 'printf "[%s]\\n" "$1" "$FOO" "$$"', "sh", prompt] }, profile(), env);
+    const result = await confined({ argv: ["sh", "-c", 'printf "[%s]\\n" "$1" "$FOO" "$$" "${VENOM_SANDBOX_PROFILE-unset}"', "sh", prompt] }, profile(), env);
     expect(result.exitCode).toBe(0);
-    expect(result.output).toBe(`[${prompt}]\n[bar baz]\n[${result.pid}]\n`);
+    expect(result.output).toBe(`[${prompt}]\n[bar baz]\n[${result.pid}]\n[unset]\n`);
     // NODE_OPTIONS was for the program, not the launcher: evil.cjs never ran, in or out of the sandbox.
     expect(existsSync(join(outside, "pwned"))).toBe(false);
+    // The environment travels in the launcher's environment, never on the command line other users can read.
+    expect(sandboxedCommand(profile(), ["true"], { TOKEN: "SECRET-CANARY" }).args.join("\n")).not.toContain("SECRET-CANARY");
   });
 
   it('network = "none": TCP connect is refused and nothing reaches the server; "any" leaves it open', async () => {
@@ -209,7 +211,7 @@ try {
   it("on a kernel without Landlock the launcher itself refuses (exit 126) and never runs the program", () => {
     const command = sandboxedCommand(profile(), ["touch", join(outside, "ran")], process.env);
     const result = spawnSync(process.execPath, [WITHOUT_LANDLOCK, ...command.args.slice(1)], {
-      env: { WITHOUT_LANDLOCK_SCRIPT: command.args[0] },
+      env: { ...command.env, WITHOUT_LANDLOCK_SCRIPT: command.args[0] },
       encoding: "utf8",
     });
     expect(result.status).toBe(126);

@@ -3,7 +3,15 @@ import { landlockAbi, NativeError } from "@venom/native";
 import type { Config } from "../config.js";
 import { NO_SANDBOX_NOTICE } from "../notices.js";
 import { SandboxUnavailableError } from "./errors.js";
-import { type Confinement, confinementFor, describeConfinement, type Refusal, type SandboxProfile } from "./plan.js";
+import {
+  type Confinement,
+  confinementFor,
+  describeConfinement,
+  ENV_PREFIX,
+  PROFILE_VAR,
+  type Refusal,
+  type SandboxProfile,
+} from "./plan.js";
 import { type SandboxSpec, sandboxProfileFor } from "./profile.js";
 
 // The built launcher, whether this module runs from dist/ or (under vitest) from src/.
@@ -13,7 +21,7 @@ const LAUNCHER = fileURLToPath(new URL("../../dist/sandbox/launcher.js", import.
 export interface SandboxedCommand {
   file: string;
   args: string[];
-  /** The launcher's own environment: empty; the program's travels in args. */
+  /** The launcher's own environment: the profile, and the program's variables under a prefix nothing else reads. */
   env: Record<string, string>;
 }
 
@@ -48,10 +56,11 @@ export function sandboxedCommand(profile: SandboxProfile, argv: readonly string[
   if ("refused" in confinement) {
     throw new SandboxUnavailableError(`refused: sandbox.mode is "landlock" but ${confinement.refused}; nothing was started`);
   }
-  const entries = Object.entries({ ...env, HOME: profile.home, TMPDIR: profile.tmp }).flatMap(([name, value]) =>
-    value === undefined ? [] : [`${name}=${value}`],
-  );
-  return { file: process.execPath, args: [LAUNCHER, JSON.stringify(profile), String(entries.length), ...entries, ...argv], env: {} };
+  const launcherEnv: Record<string, string> = { [PROFILE_VAR]: JSON.stringify(profile) };
+  for (const [name, value] of Object.entries({ ...env, HOME: profile.home, TMPDIR: profile.tmp })) {
+    if (value !== undefined) launcherEnv[ENV_PREFIX + name] = value;
+  }
+  return { file: process.execPath, args: [LAUNCHER, ...argv], env: launcherEnv };
 }
 
 /** The profile a session's config asks for (sandbox.*), or undefined when sandbox.mode is "off". */

@@ -9,16 +9,19 @@ import {
   NativeError,
   setNoNewPrivs,
 } from "@venom/native";
-import { fileRights, planRuleset, type SandboxProfile } from "./plan.js";
+import { ENV_PREFIX, fileRights, PROFILE_VAR, planRuleset, type SandboxProfile } from "./plan.js";
 
 // The sandbox launcher (issue 13), started by Venom in place of a program:
-//   node launcher.js <profile JSON> <n> <n env entries NAME=value> <program> <args…>
-// It runs with an empty environment, so nothing a caller puts in the program's
-// environment (NODE_OPTIONS, LD_PRELOAD) runs before the restriction. It plans
-// the profile against this kernel, restricts itself with Landlock under
-// no_new_privs, then execve's the program with exactly its argv and env: the
-// same pid, process group and session, and every descendant inherits the
-// restriction. It never runs the program unconfined: any failure exits 126.
+//   node launcher.js <program> <args…>
+// with an environment of only VENOM_SANDBOX_PROFILE (the profile as JSON) and
+// the program's variables each renamed VENOM_SANDBOX_ENV_<name>: names neither
+// Node nor the dynamic loader reads, so nothing meant for the program
+// (NODE_OPTIONS, LD_PRELOAD) runs here before the restriction, and the values
+// stay out of the command line other users can read. It plans the profile
+// against this kernel, restricts itself with Landlock under no_new_privs, then
+// execve's the program with exactly its argv and env: the same pid, process
+// group and session, and every descendant inherits the restriction. It never
+// runs the program unconfined: any failure exits 126.
 
 const CANNOT_CONFINE = 126;
 const NOT_FOUND = 127;
@@ -28,18 +31,15 @@ function fail(code: number, message: string): never {
   process.exit(code);
 }
 
-function parse(args: string[]): { profile: SandboxProfile; env: Record<string, string>; argv: string[] } {
-  const [profileJson = "", count = "", ...rest] = args;
-  const n = Number(count);
-  if (!Number.isSafeInteger(n) || n < 0 || rest.length <= n)
-    fail(CANNOT_CONFINE, "usage: launcher.js <profile> <n> <env…> <program> [args…]");
+function parse(): { profile: SandboxProfile; env: Record<string, string>; argv: string[] } {
+  const argv = process.argv.slice(2);
+  const profile = process.env[PROFILE_VAR];
+  if (argv.length === 0 || profile === undefined) fail(CANNOT_CONFINE, `usage: ${PROFILE_VAR}=<profile> launcher.js <program> [args…]`);
   const env: Record<string, string> = {};
-  for (const entry of rest.slice(0, n)) {
-    const eq = entry.indexOf("=");
-    if (eq <= 0) fail(CANNOT_CONFINE, "an environment entry is not NAME=value");
-    env[entry.slice(0, eq)] = entry.slice(eq + 1);
+  for (const [name, value] of Object.entries(process.env)) {
+    if (name.startsWith(ENV_PREFIX) && value !== undefined) env[name.slice(ENV_PREFIX.length)] = value;
   }
-  return { profile: JSON.parse(profileJson) as SandboxProfile, env, argv: rest.slice(n) };
+  return { profile: JSON.parse(profile) as SandboxProfile, env, argv };
 }
 
 function confine(profile: SandboxProfile): void {
@@ -72,7 +72,7 @@ function exec(argv: string[], env: Record<string, string>): never {
   fail(NOT_FOUND, `${JSON.stringify(file)}: no such program`);
 }
 
-const { profile, env, argv } = parse(process.argv.slice(2));
+const { profile, env, argv } = parse();
 try {
   confine(profile);
 } catch (error) {

@@ -21,6 +21,10 @@ export interface SandboxProfile {
   tmp: string;
 }
 
+/** How the launcher receives the profile and the program's environment (see launcher.ts). */
+export const PROFILE_VAR = "VENOM_SANDBOX_PROFILE";
+export const ENV_PREFIX = "VENOM_SANDBOX_ENV_";
+
 export interface PathRule {
   path: string;
   access: bigint;
