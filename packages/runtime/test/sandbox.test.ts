@@ -119,7 +119,11 @@ echo d > ${outside}/new; rm -f ${outside}/keep; mkdir ${outside}/dir; exit 0`,
     writeFileSync(join(workspace, "evil.cjs"), `require("fs").writeFileSync(${JSON.stringify(join(outside, "pwned"))}, "x");`);
     const prompt = `one argument; $(touch ${outside}/pwned) 'quoted' "double"\nsecond line`;
     const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", FOO: "bar baz", NODE_OPTIONS: `--require ${join(workspace, "evil.cjs")}` };
-    const result = await confined({ argv: ["sh", "-c", 'printf "[%s]\\n" "$1" "$FOO" "$$" "${VENOM_SANDBOX_PROFILE-unset}"', "sh", prompt] }, profile(), env);
+    const result = await confined(
+      { argv: ["sh", "-c", `printf "[%s]\\n" "$1" "$FOO" "$$" "\${VENOM_SANDBOX_PROFILE-unset}"`, "sh", prompt] },
+      profile(),
+      env,
+    );
     expect(result.exitCode).toBe(0);
     expect(result.output).toBe(`[${prompt}]\n[bar baz]\n[${result.pid}]\n[unset]\n`);
     // NODE_OPTIONS was for the program, not the launcher: evil.cjs never ran, in or out of the sandbox.
