@@ -22,8 +22,9 @@ const WritablePaths = z.array(z.string().min(1).max(4096).refine(isAbsolute, "mu
 
 /**
  * `[sandbox]`: opt-in Landlock confinement of every process Venom starts
- * (docs/security-model.md, "Confinement (opt-in)"). Every key is optional so
- * the same shape can later serve as a per-agent override, `[agents.NAME] sandbox`.
+ * (docs/security-model.md, "Confinement (opt-in)"). A per-agent override,
+ * `[agents.NAME] sandbox`, fits as this schema's partial() merged over it, with
+ * the same rule as a project: it may turn confinement on or narrow it, never widen it.
  */
 const SandboxSchema = z.strictObject({
   mode: SandboxMode.default("off"),

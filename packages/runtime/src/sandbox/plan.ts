@@ -113,7 +113,7 @@ export function describeConfinement(confinement: Confinement): string {
   const lacking = confinement.unsupported.length > 0 ? `; not enforced, the kernel lacks: ${confinement.unsupported.join(", ")}` : "";
   const network = confinement.handled.net === 0n ? "not restricted" : "TCP bind and connect refused";
   return (
-    `sandbox active (Landlock ABI ${confinement.abi}): every process Venom starts reads and runs only system directories, /proc and the workspace, ` +
+    `sandbox active (Landlock ABI ${confinement.abi}): every process Venom starts reads and runs only the system and tool directories, /proc and the workspace, ` +
     `writes only the workspace, its private home and temp dir and sandbox.writable, and cannot read the rest of your home; ` +
     `network: ${network}${scoped}; no_new_privs${lacking}`
   );
