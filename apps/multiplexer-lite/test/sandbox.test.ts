@@ -1,8 +1,12 @@
 import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
-import { cleanupAll, cli, connect, startMux, tempDir } from "../../../testkit/daemon.js";
+import { cleanupAll, cli, connect, startDaemon, startMux, tempDir } from "../../../testkit/daemon.js";
+
+const WITHOUT_LANDLOCK = fileURLToPath(new URL("../../../testkit/without-landlock.mjs", import.meta.url));
+const MUX_MAIN = fileURLToPath(new URL("../dist/main.js", import.meta.url));
 
 afterAll(cleanupAll);
 
@@ -52,5 +56,21 @@ describe('panes under [sandbox] mode = "landlock" (docs/security-model.md, Confi
     writeFileSync(project, '[sandbox]\nwritable = ["/"]\n');
     await expect(connect(mux)).rejects.toThrow(`${project}: key sandbox.writable: "/" is not in your configuration's sandbox.writable`);
     await mux.stop();
+  });
+
+  it("fails closed: on a kernel without Landlock pane/new is refused naming the reason, and no pane starts", async () => {
+    const mux = await startDaemon(WITHOUT_LANDLOCK, "mux", {
+      config: '[sandbox]\nmode = "landlock"\n',
+      env: { WITHOUT_LANDLOCK_SCRIPT: MUX_MAIN },
+    });
+    try {
+      const created = cli(mux, ["new", "-d", "-n", "boxed", "--", "touch", "ran"]);
+      expect(created.code).toBe(1);
+      expect(created.stderr).toMatch(/refused: sandbox.mode is "landlock" but this kernel has no Landlock .*; nothing was started/);
+      expect(JSON.parse(cli(mux, ["ls", "--json"]).stdout)).toEqual([]);
+      expect(existsSync(join(mux.workspace, "ran"))).toBe(false);
+    } finally {
+      await mux.stop();
+    }
   });
 });
