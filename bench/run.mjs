@@ -11,9 +11,10 @@ import * as keystroke from "./keystroke.mjs";
 import { MUX, ROOT, runCleanups, version } from "./lib.mjs";
 import * as ls from "./ls.mjs";
 import * as rss from "./rss.mjs";
+import * as sandbox from "./sandbox.mjs";
 import * as throughput from "./throughput.mjs";
 
-const STEPS = { throughput, keystroke, ls, rss, delegation };
+const STEPS = { throughput, keystroke, ls, rss, sandbox, delegation };
 const args = process.argv.slice(2).filter((a) => a !== "--");
 const quick = args.includes("--quick");
 const chosen = args.filter((a) => !a.startsWith("--"));

@@ -1,5 +1,6 @@
 import { constants } from "node:os";
 import type { PaneInfo } from "@venom/proto";
+import type { SandboxedCommand } from "@venom/runtime";
 import * as pty from "node-pty";
 import type { CaptureOptions } from "./capture.js";
 import { foreground } from "./foreground.js";
@@ -33,6 +34,8 @@ export interface PaneSpec {
   scrollback: number;
   /** OSC 52 clipboard writes reach viewers' terminals (`[mux] allow_clipboard`). */
   allowClipboard: boolean;
+  /** What to spawn instead of argv when the pane is confined (the sandbox launcher); argv stays what the pane reports. */
+  launch?: SandboxedCommand;
 }
 
 /**
@@ -119,13 +122,15 @@ export class Pane {
       // The model answers the program's terminal queries, as tmux does; they never reach a viewer's terminal.
       (answer) => this.write(answer),
     );
-    // The program starts under a one-line shell that sets tmux's termios and execs it (same pid, nothing left behind).
-    this.process = pty.spawn("/bin/sh", ["-c", SET_TERMIOS, "sh", ...spec.argv], {
+    // What runs: the program, or the sandbox launcher that confines it and execs it.
+    const { file, args, env } = spec.launch ?? { file: spec.argv[0] as string, args: spec.argv.slice(1), env: spec.env };
+    // It starts under a one-line shell that sets tmux's termios and execs it (same pid, nothing left behind).
+    this.process = pty.spawn("/bin/sh", ["-c", SET_TERMIOS, "sh", file, ...args], {
       name: "xterm-256color",
       cols: spec.cols,
       rows: spec.rows,
       cwd: spec.cwd,
-      env: spec.env,
+      env,
     });
     this.process.onData((data) => this.#onData(data));
     this.process.onExit(({ exitCode, signal }) => {

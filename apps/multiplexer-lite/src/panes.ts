@@ -14,7 +14,10 @@ import {
   reapAdopted,
   removeRecord,
   resolveCwd,
+  SandboxUnavailableError,
   type SessionState,
+  sandboxedCommand,
+  sandboxFor,
   signalGroup,
   type VenomHome,
   verifiedMembers,
@@ -134,6 +137,7 @@ export class PaneTable {
         envPolicy: params.envPolicy,
         scrollback: config.mux.scrollback_lines,
         allowClipboard: config.mux.allow_clipboard,
+        ...this.#confined(session, cwd, argv, env, params.agent),
       },
       (ended) => void this.#ended(ended),
     );
@@ -168,6 +172,23 @@ export class PaneTable {
           path: ["cwd"],
         });
       }
+      throw error;
+    }
+  }
+
+  /** With sandbox.mode = "landlock": the launcher to spawn instead, HOME and TMPDIR in $VENOM_HOME/agents/<agent or "pane">. */
+  #confined(session: SessionState, cwd: string, argv: string[], env: Record<string, string>, agent = "pane") {
+    try {
+      const sandbox = sandboxFor(session.config, {
+        workspace: session.workspace,
+        cwd,
+        home: join(this.host.home.agents, agent),
+        path: env.PATH,
+      });
+      // node-pty sets PWD for a program it starts itself; the launcher passes env on exactly, so PWD is set here.
+      return sandbox ? { launch: sandboxedCommand(sandbox, argv, { ...env, PWD: cwd }) } : {};
+    } catch (error) {
+      if (error instanceof SandboxUnavailableError) throw new ProtocolError(ErrorCode.InternalError, error.message);
       throw error;
     }
   }

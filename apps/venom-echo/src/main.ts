@@ -16,7 +16,7 @@ const program: Program = {
   commands: [...daemonCommands(app), callCommand(app)],
   limits: [
     "read and write are confined to the workspace by the kernel (openat2 RESOLVE_BENEATH); secret-like names (.env, id_rsa, *.pem) ask before reading, but that is a name heuristic, not a confidentiality boundary.",
-    "run starts programs with your full permissions in their own process group, with a timeout and bounded output: it is not sandboxed, and what it runs can reach anything you can.",
+    'run starts programs in their own process group, with a timeout and bounded output; by default with your full permissions, not sandboxed, so what it runs can reach anything you can. With [sandbox] mode = "landlock" the kernel (Landlock) confines it: it writes only the workspace and a private home, and cannot read your home.',
     "Delegation checks are cooperative: a process that clears its environment and leaves Venom's process tree is not recognised as a delegate.",
   ],
 };

@@ -55,7 +55,9 @@ describe("run (spec, Tool rules: bash)", () => {
     const daemon = await startEcho();
     const client = await connect(daemon, approve);
     const script = `trap '' TERM; (trap '' TERM; sleep 300) & echo $! >> pids; echo $$ >> pids; sleep 300`;
-    const result = await client.callTool("run", { command: script }, { timeoutSeconds: 1 });
+    // bash -c, not the tool's `command` (bash -lc): a login shell's profile (pyenv rehash, say) can outlast
+    // the 1 s deadline on a loaded machine, and the group would be killed before the script wrote its pids.
+    const result = await client.callTool("run", { argv: ["bash", "-c", script] }, { timeoutSeconds: 1 });
     expect(result).toMatchObject({ status: "failed", error: { message: "timed out after 1s: the process group was killed" } });
     const pids = pidsIn(join(daemon.workspace, "pids"));
     expect(pids.length).toBe(2);

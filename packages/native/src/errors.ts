@@ -20,6 +20,7 @@ const ERRNO_TABLE: ReadonlyMap<number, ErrnoInfo> = new Map(
       [5, "EIO", "input/output error"],
       [9, "EBADF", "bad file descriptor"],
       [11, "EAGAIN", "resource temporarily unavailable"],
+      [7, "E2BIG", "argument list too long / too many Landlock layers"],
       [12, "ENOMEM", "out of memory"],
       [13, "EACCES", "permission denied"],
       [17, "EEXIST", "file exists"],

@@ -5,6 +5,21 @@
 export { AT_REMOVEDIR, O_CLOEXEC, O_DIRECTORY, O_NOFOLLOW, O_PATH } from "./constants.js";
 export { mkdirAt, renameAt, unlinkAt } from "./dir-ops.js";
 export { errnoName, NativeError } from "./errors.js";
+export { execve } from "./exec.js";
+export {
+  LANDLOCK_FS,
+  LANDLOCK_NET,
+  LANDLOCK_SCOPE,
+  type LandlockFsRight,
+  type LandlockNetRight,
+  type LandlockScope,
+  landlockAbi,
+  landlockAllowPath,
+  landlockCreateRuleset,
+  landlockRestrictSelf,
+  type RulesetAttr,
+  setNoNewPrivs,
+} from "./landlock.js";
 export { openBeneath } from "./open-beneath.js";
 export { type PeerCredentials, peerCredentials, peerPidfd, socketFd } from "./peer.js";
 export { pidfdExited, pidfdOpen, pidfdSendSignal } from "./pidfd.js";

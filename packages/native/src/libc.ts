@@ -24,6 +24,12 @@ export interface Libc {
   readonly mkdirat: NativeFn;
   readonly renameat: NativeFn;
   readonly unlinkat: NativeFn;
+  /** `int fcntl(int fd, int cmd, ...)`: variadic, pass (type, value) pairs. */
+  readonly fcntl: NativeFn;
+  /** `signal(signo, handler)`, with only null (SIG_DFL) as the handler. */
+  readonly signal: (signo: number, handler: null) => unknown;
+  /** argv and envp are JS string arrays ending in null. */
+  readonly execve: (path: string, argv: (string | null)[], envp: (string | null)[]) => number;
   readonly types: {
     /** struct open_how, passed by pointer to openat2, and its size. */
     readonly openHowPtr: TypeObject;
@@ -64,6 +70,9 @@ function loadLibc(): Libc {
     mkdirat: lib.func("int mkdirat(int dirfd, const char *path, unsigned int mode)"),
     renameat: lib.func("int renameat(int olddirfd, const char *oldpath, int newdirfd, const char *newpath)"),
     unlinkat: lib.func("int unlinkat(int dirfd, const char *path, int flags)"),
+    fcntl: lib.func("int fcntl(int fd, int cmd, ...)"),
+    signal: lib.func("void *signal(int signo, void *handler)"),
+    execve: lib.func("int execve(const char *path, const char **argv, const char **envp)"),
     types: {
       openHowPtr: koffi.pointer(openHow),
       openHowSize: koffi.sizeof(openHow),

@@ -2,11 +2,20 @@ import { type SupportedArch, supportedArch } from "./platform.js";
 
 // Raw syscall numbers for the calls glibc has no (or no reliably present)
 // wrapper for. Numbers from 424 upwards were allocated identically on every
-// architecture, so both columns match today; the table is still per-arch so a
-// future arch with its own numbering cannot silently inherit the wrong ones.
+// architecture, so the supported arches share one table; the table is still
+// per-arch so a future arch with its own numbering cannot silently inherit it.
+const UNIFIED_NUMBERS = {
+  pidfd_send_signal: 424,
+  pidfd_open: 434,
+  openat2: 437,
+  landlock_create_ruleset: 444,
+  landlock_add_rule: 445,
+  landlock_restrict_self: 446,
+} as const;
+
 export const SYSCALL_NUMBERS = {
-  x64: { pidfd_send_signal: 424, pidfd_open: 434, openat2: 437 },
-  arm64: { pidfd_send_signal: 424, pidfd_open: 434, openat2: 437 },
+  x64: UNIFIED_NUMBERS,
+  arm64: UNIFIED_NUMBERS,
 } as const satisfies Record<SupportedArch, Record<string, number>>;
 
 export type SyscallName = keyof (typeof SYSCALL_NUMBERS)[SupportedArch];

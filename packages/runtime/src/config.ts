@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { join } from "node:path";
+import { isAbsolute, join } from "node:path";
 import { ApprovalPolicySchema, stricterPolicy } from "@venom/proto";
 import { parse as parseToml } from "smol-toml";
 import { z } from "zod";
@@ -28,6 +28,24 @@ const AgentSchema = z.strictObject({
   acp: z.boolean().default(false),
 });
 
+const SandboxMode = z.enum(["off", "landlock"]);
+const SandboxNetwork = z.enum(["any", "none"]);
+const WritablePaths = z.array(z.string().min(1).max(4096).refine(isAbsolute, "must be an absolute path")).max(64);
+
+/**
+ * `[sandbox]`: opt-in Landlock confinement of every process Venom starts
+ * (docs/security-model.md, "Confinement (opt-in)"). A per-agent override,
+ * `[agents.NAME] sandbox`, fits as this schema's partial() merged over it, with
+ * the same rule as a project: it may turn confinement on or narrow it, never widen it.
+ */
+const SandboxSchema = z.strictObject({
+  mode: SandboxMode.default("off"),
+  /** Extra paths a confined process may write (and read), beside its workspace and private home. */
+  writable: WritablePaths.default([]),
+  /** "none": TCP bind and connect are refused (Landlock ABI 4+). */
+  network: SandboxNetwork.default("any"),
+});
+
 /** The whole configuration file, user layer (DESIGN.md, "Configuration"). */
 export const ConfigSchema = z.strictObject({
   approval: z.strictObject({ policy: ApprovalPolicySchema.default("on-risk") }).prefault({}),
@@ -52,6 +70,7 @@ export const ConfigSchema = z.strictObject({
       allow_clipboard: z.boolean().default(false),
     })
     .prefault({}),
+  sandbox: SandboxSchema.prefault({}),
 });
 export type Config = z.infer<typeof ConfigSchema>;
 
@@ -74,6 +93,9 @@ const ProjectConfigSchema = z.strictObject({
     .optional(),
   agent: z.strictObject({ max_delegation_depth: z.number().int().min(0).optional() }).optional(),
   protocol: z.strictObject({ max_frame_bytes: positiveInt.optional() }).optional(),
+  sandbox: z
+    .strictObject({ mode: SandboxMode.optional(), writable: WritablePaths.optional(), network: SandboxNetwork.optional() })
+    .optional(),
 });
 type ProjectConfig = z.infer<typeof ProjectConfigSchema>;
 
@@ -128,7 +150,23 @@ export function applyProjectConfig(config: Config, workspace: string): Config {
     readToml(file),
     " (project configuration can only lower limits, choose a stricter approval policy, or disable tools)",
   );
-  return restrict(config, project);
+  return { ...restrict(config, project), sandbox: restrictSandbox(config.sandbox, project.sandbox ?? {}, file) };
+}
+
+/** A project may turn confinement on or narrow it; an attempt to turn it off or widen it is an error naming the key. */
+function restrictSandbox(user: Config["sandbox"], project: NonNullable<ProjectConfig["sandbox"]>, file: string): Config["sandbox"] {
+  const refuse = (key: string, why: string) =>
+    new ConfigError(`${file}: key sandbox.${key}: ${why} (a project can only turn confinement on or narrow it)`);
+  if (project.mode === "off" && user.mode === "landlock")
+    throw refuse("mode", 'cannot be "off": your configuration confines with "landlock"');
+  if (project.network === "any" && user.network === "none") throw refuse("network", 'cannot be "any": your configuration says "none"');
+  const wider = project.writable?.find((path) => !user.writable.includes(path));
+  if (wider !== undefined) throw refuse("writable", `${JSON.stringify(wider)} is not in your configuration's sandbox.writable`);
+  return {
+    mode: project.mode === "landlock" ? "landlock" : user.mode,
+    writable: project.writable ?? user.writable,
+    network: project.network === "none" ? "none" : user.network,
+  };
 }
 
 function restrict(config: Config, project: ProjectConfig): Config {

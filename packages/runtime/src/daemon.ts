@@ -10,10 +10,10 @@ import { type AppMethod, Connection, type ConnectionHost } from "./connection.js
 import { type DelegationOwner, findAncestorRecord, reapOrphans } from "./delegations.js";
 import type { AppName, VenomHome } from "./home.js";
 import { createLogger, type Logger } from "./log.js";
-import { NO_SANDBOX_NOTICE } from "./notices.js";
 import { checkPeer, type PeerFacts } from "./peer.js";
 import { processStat } from "./proc.js";
 import { LauncherTable, type RelayParams } from "./relay.js";
+import { sandboxNotice } from "./sandbox/launch.js";
 import type { HelloContext, SessionLink, SessionState, Transport } from "./session.js";
 import { answers } from "./socket-probe.js";
 
@@ -225,7 +225,7 @@ export class Daemon<Context> implements ConnectionHost<Context> {
       workspace: this.workspace,
       connections: this.#connections.size,
       activeCalls: this.#activeCalls,
-      notices: [NO_SANDBOX_NOTICE, ...(this.definition.notices?.() ?? [])],
+      notices: [sandboxNotice(this.options.config), ...(this.definition.notices?.() ?? [])],
     };
   }
 

@@ -14,6 +14,7 @@ export * from "./proc.js";
 export * from "./process-runner.js";
 export * from "./relay.js";
 export * from "./rpc.js";
+export * from "./sandbox/index.js";
 export * from "./secret.js";
 export * from "./session.js";
 export * from "./small-file.js";

@@ -14,6 +14,8 @@ import {
   verifiedMembers,
   waitUntil,
 } from "./proc.js";
+import { sandboxedCommand } from "./sandbox/launch.js";
+import type { SandboxProfile } from "./sandbox/plan.js";
 import { isWithin } from "./session.js";
 
 // Running one process for a tool call (DESIGN.md, "Containment"): a new process
@@ -45,6 +47,8 @@ export interface RunProcessOptions {
   /** The combined stdout+stderr kept: its last maxOutputBytes bytes. */
   maxOutputBytes: number;
   signal: AbortSignal;
+  /** Confine the process (and its descendants) with Landlock through the sandbox launcher; refused before spawn if the kernel cannot. */
+  sandbox?: SandboxProfile;
   /**
    * Called right after spawn (e.g. to write a delegation record) and awaited;
    * if it throws, the group is killed and the error rethrown. Node cannot
@@ -102,7 +106,10 @@ export function resolveCwd(cwd: string, workspaceRoot: string): string {
 }
 
 export async function runProcess(options: RunProcessOptions): Promise<RunProcessResult> {
-  const [file, args] = commandLine(options);
+  const [program, programArgs] = commandLine(options);
+  const { file, args, env } = options.sandbox
+    ? sandboxedCommand(options.sandbox, [program, ...programArgs], options.env)
+    : { file: program, args: programArgs, env: options.env };
   const { timeoutSeconds, maxOutputBytes, signal } = options;
   if (!(timeoutSeconds > 0 && timeoutSeconds <= MAX_TIMEOUT_SECONDS))
     throw new TypeError(`timeoutSeconds must be in (0, ${MAX_TIMEOUT_SECONDS}]`);
@@ -111,7 +118,7 @@ export async function runProcess(options: RunProcessOptions): Promise<RunProcess
   signal.throwIfAborted();
 
   // detached: setsid() in the child, so it leads a new session and process group.
-  const child = spawn(file, args, { cwd, env: options.env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(file, args, { cwd, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
   const output = new TailBuffer(maxOutputBytes);
   child.stdout.on("data", (chunk: Buffer) => output.push(chunk));
   child.stderr.on("data", (chunk: Buffer) => output.push(chunk));

@@ -20,9 +20,10 @@ import {
 import type { z } from "zod";
 import { applyProjectConfig, type Config, ConfigError } from "./config.js";
 import type { DelegationRecord } from "./delegations.js";
-import { DELEGATE_NOTICE, NO_SANDBOX_NOTICE } from "./notices.js";
+import { DELEGATE_NOTICE } from "./notices.js";
 import type { PeerFacts } from "./peer.js";
 import type { RpcPeer } from "./rpc.js";
+import { sandboxNotice } from "./sandbox/launch.js";
 
 export type Transport = "socket" | "stdio";
 
@@ -166,7 +167,8 @@ function projectConfig(config: Config, workspace: string): Config {
 }
 
 export function sessionNotices(state: SessionState): string[] {
-  return state.principal.kind === "delegate" ? [NO_SANDBOX_NOTICE, DELEGATE_NOTICE] : [NO_SANDBOX_NOTICE];
+  const sandbox = sandboxNotice(state.config);
+  return state.principal.kind === "delegate" ? [sandbox, DELEGATE_NOTICE] : [sandbox];
 }
 
 /** The session's gate: asks the client over its own connection, when it declared one. */

@@ -66,4 +66,35 @@ describe("configuration layers (DESIGN.md, Configuration)", () => {
     const { file, workspace } = setup("", '[tools]\ndisabled = ["read"]\n');
     expect(applyProjectConfig(loadUserConfig(file), workspace).tools.disabled).toEqual(["read"]);
   });
+
+  it("[sandbox] is off by default; a project can turn it on or narrow it, and an attempt to turn it off or widen it names the file and key", () => {
+    const defaults = setup("");
+    expect(loadUserConfig(defaults.file).sandbox).toEqual({ mode: "off", writable: [], network: "any" });
+
+    const user = '[sandbox]\nmode = "landlock"\nwritable = ["/srv/cache", "/srv/data"]\n';
+    const narrowed = setup(user, '[sandbox]\nnetwork = "none"\nwritable = ["/srv/data"]\n');
+    expect(applyProjectConfig(loadUserConfig(narrowed.file), narrowed.workspace).sandbox).toEqual({
+      mode: "landlock",
+      writable: ["/srv/data"],
+      network: "none",
+    });
+    const turnedOn = setup("", '[sandbox]\nmode = "landlock"\n');
+    expect(applyProjectConfig(loadUserConfig(turnedOn.file), turnedOn.workspace).sandbox.mode).toBe("landlock");
+
+    const project = (ws: string) => join(ws, ".venom", "config.toml");
+    const off = setup(user, '[sandbox]\nmode = "off"\n');
+    expect(() => applyProjectConfig(loadUserConfig(off.file), off.workspace)).toThrow(
+      `${project(off.workspace)}: key sandbox.mode: cannot be "off": your configuration confines with "landlock" (a project can only turn confinement on or narrow it)`,
+    );
+    const network = setup('[sandbox]\nnetwork = "none"\n', '[sandbox]\nnetwork = "any"\n');
+    expect(() => applyProjectConfig(loadUserConfig(network.file), network.workspace)).toThrow(
+      new RegExp(`${project(network.workspace)}: key sandbox.network: cannot be "any"`),
+    );
+    const wider = setup(user, '[sandbox]\nwritable = ["/home/me/.ssh"]\n');
+    expect(() => applyProjectConfig(loadUserConfig(wider.file), wider.workspace)).toThrow(
+      new RegExp(`${project(wider.workspace)}: key sandbox.writable: "/home/me/.ssh" is not in your configuration's sandbox.writable`),
+    );
+    const relative = setup('[sandbox]\nwritable = ["cache"]\n');
+    expect(() => loadUserConfig(relative.file)).toThrow(/key sandbox.writable.0: must be an absolute path/);
+  });
 });

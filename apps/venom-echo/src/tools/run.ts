@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
+import { join } from "node:path";
 import { defineTool, fitEncoded, ToolFailure } from "@venom/proto";
-import { outputBound, removeRecord, runProcess, toolEnv, writeRecord } from "@venom/runtime";
+import { outputBound, removeRecord, resolveCwd, runProcess, sandboxFor, toolEnv, writeRecord } from "@venom/runtime";
 import { z } from "zod";
 import type { EchoContext } from "../context.js";
 
@@ -25,12 +26,14 @@ type RunInput = z.infer<typeof RunInput>;
  * Run a program for the session: argv without a shell, or a command through
  * /bin/bash -lc. Its own process group, a wall-clock deadline, bounded output;
  * recorded as a delegation while it runs, so it and its descendants are
- * delegates to every Venom daemon of this instance. Not sandboxed.
+ * delegates to every Venom daemon of this instance. Not sandboxed unless
+ * sandbox.mode = "landlock": then confined to the workspace, with HOME and
+ * TMPDIR in $VENOM_HOME/agents/run.
  */
 export const runTool = defineTool<RunInput, EchoContext>({
   name: "run",
   description:
-    "Run a program in the session workspace (argv without a shell, or command via /bin/bash -lc) in its own process group, with a timeout and bounded output. It runs with your user's full permissions: not sandboxed.",
+    "Run a program in the session workspace (argv without a shell, or command via /bin/bash -lc) in its own process group, with a timeout and bounded output. It runs with your user's full permissions (not sandboxed) unless the configuration sets sandbox.mode = \"landlock\", which confines it with Landlock: hello's notices say which.",
   input: RunInput,
   capabilities: ["fs.read", "fs.write", "process", "network", "env.read"],
   effect: "mutating",
@@ -48,12 +51,21 @@ export const runTool = defineTool<RunInput, EchoContext>({
     }
     const id = `echo-${owner.instance.slice(0, 8)}-${randomBytes(4).toString("hex")}`;
     const parent = `${owner.instance}/${id}`;
+    const env = toolEnv(process.env, parent, session.principal.depth);
+    const cwd = input.cwd ?? ".";
+    const sandbox = sandboxFor(session.config, {
+      workspace: session.workspace,
+      cwd: resolveCwd(cwd, session.workspace),
+      home: join(home.agents, "run"),
+      path: env.PATH,
+    });
     try {
       const result = await runProcess({
         ...(input.argv ? { argv: input.argv } : { command: input.command as string }),
-        cwd: input.cwd ?? ".",
+        cwd,
         workspaceRoot: session.workspace,
-        env: toolEnv(process.env, parent, session.principal.depth),
+        env,
+        ...(sandbox ? { sandbox } : {}),
         timeoutSeconds: call.timeoutSeconds,
         maxOutputBytes: outputBound(session.config),
         signal: call.signal,

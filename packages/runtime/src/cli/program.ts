@@ -1,7 +1,7 @@
 import { type ParseArgsConfig, parseArgs } from "node:util";
 import { ErrorCode, parseMarkers } from "@venom/proto";
 import { VenomHome } from "../home.js";
-import { NO_SANDBOX_NOTICE } from "../notices.js";
+import { SANDBOX_HELP } from "../notices.js";
 import { RpcRemoteError } from "../rpc.js";
 
 /** Exit codes scripts can trust. */
@@ -68,14 +68,14 @@ export function help(program: Program): string {
     "Exit codes: 0 ok, 1 failed, 2 usage, 3 refused (needs the owner context), 4 daemon not running.",
     "",
     "Security:",
-    `  ${NO_SANDBOX_NOTICE}.`,
+    `  ${SANDBOX_HELP}.`,
     ...program.limits.map((line) => `  ${line}`),
   ].join("\n");
 }
 
 function commandHelp(program: Program, command: Command): string {
   const aliases = command.aliases?.length ? ["", `Also: ${command.aliases.join(", ")}`] : [];
-  return [`Usage: ${program.name} ${command.usage}`, ...aliases, "", command.summary, "", `  ${NO_SANDBOX_NOTICE}.`].join("\n");
+  return [`Usage: ${program.name} ${command.usage}`, ...aliases, "", command.summary, "", `  ${SANDBOX_HELP}.`].join("\n");
 }
 
 const stdio: Io = {

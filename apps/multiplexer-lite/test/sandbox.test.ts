@@ -1,0 +1,76 @@
+import { spawn } from "node:child_process";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, describe, expect, it } from "vitest";
+import { cleanupAll, cli, connect, startDaemon, startMux, tempDir } from "../../../testkit/daemon.js";
+
+const WITHOUT_LANDLOCK = fileURLToPath(new URL("../../../testkit/without-landlock.mjs", import.meta.url));
+const MUX_MAIN = fileURLToPath(new URL("../dist/main.js", import.meta.url));
+
+afterAll(cleanupAll);
+
+describe('panes under [sandbox] mode = "landlock" (docs/security-model.md, Confinement)', () => {
+  it("a pane is confined like a run: no write outside the workspace, no read of the real home, no signal out; its pid is the program's", async () => {
+    const home = tempDir("real-home");
+    writeFileSync(join(home, "secret"), "PRIVATE-KEY-CANARY\n");
+    const outside = tempDir("outside");
+    const victim = spawn("sleep", ["300"], { stdio: "ignore" });
+    const mux = await startMux({ config: '[sandbox]\nmode = "landlock"\n', env: { HOME: home } });
+    try {
+      const client = await connect(mux);
+      expect(client.hello.notices.join("\n")).toMatch(/sandbox active \(Landlock ABI \d+\)/);
+      client.close();
+      expect(cli(mux, ["new", "-d", "-n", "boxed", "--", "bash", "--norc", "--noprofile"]).code).toBe(0);
+      const pid = JSON.parse(cli(mux, ["ls", "--json"]).stdout)[0].pid as number;
+      const probe = [
+        `echo x > ${outside}/escaped`,
+        `cat ${home}/secret`,
+        `kill -TERM ${victim.pid}`,
+        "echo > inside",
+        'echo "HOME=$HOME PID=$$ DONE"',
+      ].join("; ");
+      expect(cli(mux, ["send", "-t", "boxed", probe, "Enter"]).code).toBe(0);
+      await expect.poll(() => cli(mux, ["capture", "-t", "boxed", "-J"]).stdout, { timeout: 30_000 }).toMatch(/PID=\d+ DONE/);
+      const screen = cli(mux, ["capture", "-t", "boxed", "-J"]).stdout;
+      expect(screen).toMatch(/escaped: Permission denied/);
+      expect(screen).toMatch(/secret: Permission denied/);
+      expect(screen).toMatch(/kill: \(\d+\) - Operation not permitted/);
+      expect(screen).not.toContain("PRIVATE-KEY-CANARY");
+      expect(screen).toContain(`HOME=${join(mux.home, "agents", "pane")} PID=${pid} DONE`);
+      expect(existsSync(join(outside, "escaped"))).toBe(false);
+      expect(existsSync(join(mux.workspace, "inside"))).toBe(true);
+      expect(victim.exitCode).toBeNull();
+      // What ls reports is the program as given, not the launcher.
+      expect(cli(mux, ["ls"]).stdout).toMatch(/^%1 boxed: bash --norc --noprofile /);
+    } finally {
+      victim.kill("SIGKILL");
+      await mux.stop();
+    }
+  });
+
+  it("a project cannot widen the writable paths of its panes: the session is refused, naming the file and key", async () => {
+    const mux = await startMux({ config: '[sandbox]\nmode = "landlock"\n' });
+    mkdirSync(join(mux.workspace, ".venom"));
+    const project = join(mux.workspace, ".venom", "config.toml");
+    writeFileSync(project, '[sandbox]\nwritable = ["/"]\n');
+    await expect(connect(mux)).rejects.toThrow(`${project}: key sandbox.writable: "/" is not in your configuration's sandbox.writable`);
+    await mux.stop();
+  });
+
+  it("fails closed: on a kernel without Landlock pane/new is refused naming the reason, and no pane starts", async () => {
+    const mux = await startDaemon(WITHOUT_LANDLOCK, "mux", {
+      config: '[sandbox]\nmode = "landlock"\n',
+      env: { WITHOUT_LANDLOCK_SCRIPT: MUX_MAIN },
+    });
+    try {
+      const created = cli(mux, ["new", "-d", "-n", "boxed", "--", "touch", "ran"]);
+      expect(created.code).toBe(1);
+      expect(created.stderr).toMatch(/refused: sandbox.mode is "landlock" but this kernel has no Landlock .*; nothing was started/);
+      expect(JSON.parse(cli(mux, ["ls", "--json"]).stdout)).toEqual([]);
+      expect(existsSync(join(mux.workspace, "ran"))).toBe(false);
+    } finally {
+      await mux.stop();
+    }
+  });
+});

@@ -1,0 +1,81 @@
+import { existsSync, realpathSync } from "node:fs";
+import { homedir } from "node:os";
+import { delimiter, dirname, isAbsolute, join } from "node:path";
+import { privateDir } from "../home.js";
+import { isWithin } from "../session.js";
+import { SandboxUnavailableError } from "./errors.js";
+import type { SandboxProfile } from "./plan.js";
+
+/** The system, read and executed by every confined process; the ones missing on this machine are left out. */
+const SYSTEM_DIRS = ["/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt"];
+/** Devices a program expects to open: the bit buckets, randomness, its terminal, and new ptys. */
+const DEVICES = ["/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty", "/dev/ptmx", "/dev/pts"];
+
+export interface SandboxSpec {
+  /** The session's workspace (canonical): read, run and write. */
+  workspace: string;
+  /** Where the process starts; it must lie in the workspace or a writable path. */
+  cwd: string;
+  /** The process's private home, created 0700; its temp dir is `tmp` inside it. */
+  home: string;
+  /** sandbox.writable: extra paths with every right (absolute; each must exist). */
+  writable: readonly string[];
+  network: SandboxProfile["network"];
+  /** PATH of the process: its directories (outside your home) are tool install dirs to read and run. */
+  path: string | undefined;
+  /** Your real home, of which nothing is granted unless listed in `writable`. Default: os.homedir(). */
+  realHome?: string;
+}
+
+/**
+ * The profile of one confined process (issue 13): read and execute the system,
+ * Node's install dir, the tool dirs on PATH and the workspace; write only the
+ * workspace, the private home and temp dir and what sandbox.writable lists;
+ * devices as needed; nothing of the real home. Creates the private home and
+ * temp dir. Throws SandboxUnavailableError for a writable path that does not
+ * exist or a cwd the profile would not let the process use.
+ */
+export function sandboxProfileFor(spec: SandboxSpec): SandboxProfile {
+  const realHome = canonical(spec.realHome ?? homedir());
+  const writable = spec.writable.map((path) => {
+    if (!isAbsolute(path) || !existsSync(path)) {
+      throw new SandboxUnavailableError(`sandbox.writable: ${JSON.stringify(path)} is not an existing absolute path`);
+    }
+    return realpathSync(path);
+  });
+  const tmp = join(spec.home, "tmp");
+  privateDir(spec.home);
+  privateDir(tmp);
+  const cwd = canonical(spec.cwd);
+  if (![spec.workspace, ...writable].some((root) => isWithin(root, cwd))) {
+    throw new SandboxUnavailableError("the process would start outside the workspace and sandbox.writable");
+  }
+  // Node's own install dir is granted even inside your home (nvm), unless it is your home or holds it.
+  const node = nodeInstallDir();
+  const pathDirs = (spec.path ?? "")
+    .split(delimiter)
+    .filter((dir) => isAbsolute(dir) && existsSync(dir))
+    .map((dir) => realpathSync(dir))
+    .filter((dir) => !isWithin(realHome, dir) && !isWithin(dir, realHome));
+  const tools = [...(isWithin(node, realHome) ? [] : [node]), ...pathDirs];
+  return {
+    readExec: unique([...SYSTEM_DIRS.filter(existsSync), ...tools, spec.workspace]),
+    read: ["/proc"],
+    writable: unique([spec.workspace, ...writable]),
+    devices: DEVICES.filter(existsSync),
+    network: spec.network,
+    home: realpathSync(spec.home),
+    tmp: realpathSync(tmp),
+  };
+}
+
+/** Node's install prefix (`<prefix>/bin/node`), so a confined process can run node and its global tools. */
+function nodeInstallDir(): string {
+  return dirname(dirname(realpathSync(process.execPath)));
+}
+
+function canonical(path: string): string {
+  return existsSync(path) ? realpathSync(path) : path;
+}
+
+const unique = (paths: string[]) => [...new Set(paths)];

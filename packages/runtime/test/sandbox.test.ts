@@ -1,0 +1,242 @@
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { createServer, type Server } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { setChildSubreaper } from "@venom/native";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { runProcess, type SpawnInfo } from "../src/process-runner.js";
+import { sandboxedCommand } from "../src/sandbox/launch.js";
+import { confinementFor, planRuleset, type SandboxProfile } from "../src/sandbox/plan.js";
+import { sandboxProfileFor } from "../src/sandbox/profile.js";
+
+// Real confined processes: the launcher restricts itself with Landlock and
+// execs the program; every claim of docs/security-model.md "Confinement
+// (opt-in)" about what a confined process cannot do is an attempt here.
+
+beforeAll(() => setChildSubreaper());
+
+const WITHOUT_LANDLOCK = fileURLToPath(new URL("../../../testkit/without-landlock.mjs", import.meta.url));
+const RUNTIME_DIST = new URL("../dist/index.js", import.meta.url).href;
+
+let root: string;
+let workspace: string;
+let outside: string;
+let realHome: string;
+let privateHome: string;
+const children: ChildProcess[] = [];
+const servers: Server[] = [];
+
+beforeAll(() => {
+  root = realpathSync(mkdtempSync(join(tmpdir(), "venom-sandbox-")));
+  workspace = join(root, "ws");
+  outside = join(root, "outside");
+  realHome = join(root, "real-home");
+  privateHome = join(root, "venom-home", "agents", "run");
+  for (const dir of [workspace, outside, join(realHome, ".ssh")]) mkdirSync(dir, { recursive: true });
+  writeFileSync(join(realHome, ".ssh", "id_ed25519"), "PRIVATE-KEY-CANARY\n");
+  writeFileSync(join(outside, "keep"), "kept\n");
+});
+
+afterEach(() => {
+  for (const child of children.splice(0)) child.kill("SIGKILL");
+  for (const server of servers.splice(0)) server.close();
+});
+
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+function profile(options: { network?: SandboxProfile["network"]; writable?: string[] } = {}): SandboxProfile {
+  return sandboxProfileFor({
+    workspace,
+    cwd: workspace,
+    home: privateHome,
+    writable: options.writable ?? [],
+    network: options.network ?? "any",
+    path: process.env.PATH,
+    realHome,
+  });
+}
+
+async function confined(run: { command: string } | { argv: string[] }, sandbox = profile(), env: NodeJS.ProcessEnv = process.env) {
+  let spawned: SpawnInfo | undefined;
+  const result = await runProcess({
+    ...run,
+    cwd: ".",
+    workspaceRoot: workspace,
+    env,
+    timeoutSeconds: 60,
+    maxOutputBytes: 1024 * 1024,
+    signal: new AbortController().signal,
+    sandbox,
+    onSpawn: (info) => {
+      spawned = info;
+    },
+  });
+  return { ...result, pid: spawned?.pid };
+}
+
+describe("a confined process (Landlock)", () => {
+  it("writes the workspace, its private home and temp dir, and nothing else: a write or removal outside is EACCES", async () => {
+    const result = await confined({
+      command: `echo a > in-ws && echo b > "$HOME/in-home" && echo c > "$TMPDIR/in-tmp" && echo HOME=$HOME TMPDIR=$TMPDIR
+echo d > ${outside}/new; rm -f ${outside}/keep; mkdir ${outside}/dir; exit 0`,
+    });
+    expect(result.output).toContain(`HOME=${privateHome} TMPDIR=${join(privateHome, "tmp")}`);
+    expect(readFileSync(join(workspace, "in-ws"), "utf8")).toBe("a\n");
+    expect(readFileSync(join(privateHome, "in-home"), "utf8")).toBe("b\n");
+    expect(readFileSync(join(privateHome, "tmp", "in-tmp"), "utf8")).toBe("c\n");
+    expect(result.output).toMatch(/new: Permission denied/);
+    expect(result.output).toMatch(/cannot remove .*keep.*: Permission denied/);
+    expect(result.output).toMatch(/cannot create directory .*: Permission denied/);
+    expect(existsSync(join(outside, "new"))).toBe(false);
+    expect(existsSync(join(outside, "dir"))).toBe(false);
+    expect(readFileSync(join(outside, "keep"), "utf8")).toBe("kept\n");
+  });
+
+  it("reads nothing of the real home (its ~/.ssh included) and nothing outside the granted directories", async () => {
+    const result = await confined({ command: `cat ${realHome}/.ssh/id_ed25519; ls ${realHome}; cat ${outside}/keep; exit 0` });
+    expect(result.output).not.toContain("PRIVATE-KEY-CANARY");
+    expect(result.output).not.toContain("kept");
+    expect(result.output).toMatch(/id_ed25519: Permission denied/);
+    expect(result.output).toMatch(/cannot open directory .*real-home.*: Permission denied/);
+    expect(result.output).toMatch(/keep: Permission denied/);
+  });
+
+  it("every descendant inherits the restriction, even one that leaves the session with setsid", async () => {
+    const result = await confined({
+      command: `bash -c 'echo x > ${outside}/by-grandchild'; setsid sh -c 'cat ${realHome}/.ssh/id_ed25519; echo y > ${outside}/by-setsid'; node -e 'require("fs").writeFileSync("${outside}/by-node", "z")' 2>&1 | grep -o EACCES; exit 0`,
+    });
+    expect(result.output).toMatch(/by-grandchild: Permission denied/);
+    expect(result.output).toMatch(/id_ed25519: Permission denied/);
+    expect(result.output).toMatch(/by-setsid: Permission denied/);
+    expect(result.output).toMatch(/^EACCES$/m);
+    expect(result.output).not.toContain("PRIVATE-KEY-CANARY");
+    for (const name of ["by-grandchild", "by-setsid", "by-node"]) expect(existsSync(join(outside, name))).toBe(false);
+  });
+
+  it("the program is exec'd in the launcher's place: same pid, argv intact as given, env passed on exactly, nothing of it runs unconfined", async () => {
+    writeFileSync(join(workspace, "evil.cjs"), `require("fs").writeFileSync(${JSON.stringify(join(outside, "pwned"))}, "x");`);
+    const prompt = `one argument; $(touch ${outside}/pwned) 'quoted' "double"\nsecond line`;
+    const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", FOO: "bar baz", NODE_OPTIONS: `--require ${join(workspace, "evil.cjs")}` };
+    const result = await confined(
+      { argv: ["sh", "-c", `printf "[%s]\\n" "$1" "$FOO" "$$" "\${VENOM_SANDBOX_PROFILE-unset}"`, "sh", prompt] },
+      profile(),
+      env,
+    );
+    expect(result.exitCode).toBe(0);
+    expect(result.output).toBe(`[${prompt}]\n[bar baz]\n[${result.pid}]\n[unset]\n`);
+    // NODE_OPTIONS was for the program, not the launcher: evil.cjs never ran, in or out of the sandbox.
+    expect(existsSync(join(outside, "pwned"))).toBe(false);
+    // The environment travels in the launcher's environment, never on the command line other users can read.
+    expect(sandboxedCommand(profile(), ["true"], { TOKEN: "SECRET-CANARY" }).args.join("\n")).not.toContain("SECRET-CANARY");
+  });
+
+  it('network = "none": TCP connect is refused and nothing reaches the server; "any" leaves it open', async () => {
+    let connections = 0;
+    const server = createServer((socket) => {
+      connections++;
+      socket.end();
+    });
+    servers.push(server);
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const { port } = server.address() as { port: number };
+    const refused = await confined({ command: `echo hi > /dev/tcp/127.0.0.1/${port}` }, profile({ network: "none" }));
+    expect(refused.exitCode).not.toBe(0);
+    expect(refused.output).toMatch(/connect: Permission denied/);
+    expect(connections).toBe(0);
+    const open = await confined({ command: `echo hi > /dev/tcp/127.0.0.1/${port}` }, profile({ network: "any" }));
+    expect(open.exitCode).toBe(0);
+    await expect.poll(() => connections, { timeout: 10_000 }).toBe(1);
+  });
+
+  it("signals are scoped: a kill of a process outside the sandbox is refused, its own children can be signalled", async () => {
+    const victim = spawn("sleep", ["300"], { stdio: "ignore" });
+    children.push(victim);
+    const result = await confined({
+      command: `kill -TERM ${victim.pid}; echo outer=$?; sleep 300 & kill -TERM $!; wait $!; echo inner=$?`,
+    });
+    expect(result.output).toMatch(/Operation not permitted/);
+    expect(result.output).toMatch(/outer=1/);
+    expect(result.output).toMatch(/inner=143/);
+    expect(victim.exitCode).toBeNull();
+    expect(victim.signalCode).toBeNull();
+  });
+
+  it("abstract Unix sockets are scoped: a server outside the sandbox cannot be reached", async () => {
+    const name = `\0venom-sandbox-test-${process.pid}`;
+    let connections = 0;
+    const server = createServer((socket) => {
+      connections++;
+      socket.end();
+    });
+    servers.push(server);
+    await new Promise<void>((resolve) => server.listen(name, resolve));
+    const client = `require("net").createConnection(${JSON.stringify(name)}).on("connect", () => console.log("connected")).on("error", (e) => console.log(e.code))`;
+    const result = await confined({ argv: ["node", "-e", client] });
+    expect(result.output.trim()).toBe("EPERM");
+    expect(connections).toBe(0);
+  });
+
+  it("a path listed in sandbox.writable is writable; one that does not exist refuses the launch", async () => {
+    const extra = join(root, "extra");
+    mkdirSync(extra, { recursive: true });
+    const result = await confined({ command: `echo ok > ${extra}/f` }, profile({ writable: [extra] }));
+    expect(result.exitCode).toBe(0);
+    expect(readFileSync(join(extra, "f"), "utf8")).toBe("ok\n");
+    expect(() => profile({ writable: [join(root, "missing")] })).toThrow(/sandbox.writable: ".*missing" is not an existing absolute path/);
+  });
+});
+
+describe("fail closed", () => {
+  const probe = (code: string) => {
+    const file = join(root, "probe.mjs");
+    writeFileSync(file, `const runtime = await import(${JSON.stringify(RUNTIME_DIST)});\n${code}`);
+    return spawnSync(process.execPath, [WITHOUT_LANDLOCK], {
+      env: { ...process.env, WITHOUT_LANDLOCK_SCRIPT: file },
+      encoding: "utf8",
+    });
+  };
+
+  it("on a kernel without Landlock nothing starts: the daemon side refuses before spawning, naming the reason", () => {
+    const result = probe(`
+try {
+  runtime.sandboxedCommand(${JSON.stringify(profile())}, ["touch", ${JSON.stringify(join(outside, "ran"))}], process.env);
+  console.log("started");
+} catch (error) {
+  console.log(error.name, error.message);
+}`);
+    expect(result.stdout).toMatch(
+      /^ToolFailure refused: sandbox.mode is "landlock" but this kernel has no Landlock \(landlock_create_ruleset: ENOSYS\); nothing was started$/m,
+    );
+    expect(existsSync(join(outside, "ran"))).toBe(false);
+  });
+
+  it("on a kernel without Landlock the launcher itself refuses (exit 126) and never runs the program", () => {
+    const command = sandboxedCommand(profile(), ["touch", join(outside, "ran")], process.env);
+    const result = spawnSync(process.execPath, [WITHOUT_LANDLOCK, ...command.args.slice(1)], {
+      env: { ...command.env, WITHOUT_LANDLOCK_SCRIPT: command.args[0] },
+      encoding: "utf8",
+    });
+    expect(result.status).toBe(126);
+    expect(result.stderr).toMatch(/venom-sandbox: cannot confine the process: landlock_create_ruleset failed: ENOSYS/);
+    expect(existsSync(join(outside, "ran"))).toBe(false);
+  });
+
+  it("an ABI too old for the profile is refused; what an older ABI lacks is reported, never assumed", () => {
+    expect(confinementFor(2, "any")).toEqual({
+      refused: "the kernel's Landlock ABI 2 cannot control truncate(2); confinement needs ABI 3 or later",
+    });
+    expect(planRuleset(profile({ network: "none" }), 3)).toEqual({
+      refused: 'sandbox.network = "none" needs Landlock ABI 4 (TCP bind and connect rules); this kernel has ABI 3',
+    });
+    const abi4 = confinementFor(4, "none");
+    expect(abi4).toMatchObject({ abi: 4, handled: { net: 3n, scoped: 0n } });
+    expect("unsupported" in abi4 && abi4.unsupported).toEqual([
+      "device ioctl control (LANDLOCK_ACCESS_FS_IOCTL_DEV, ABI 5)",
+      "abstract unix socket scoping (LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET, ABI 6)",
+      "signal scoping (LANDLOCK_SCOPE_SIGNAL, ABI 6)",
+    ]);
+    expect(confinementFor(6, "any")).toMatchObject({ abi: 6, handled: { net: 0n, scoped: 3n }, unsupported: [] });
+  });
+});
