@@ -1,4 +1,4 @@
-import { createConnection } from "node:net";
+import { createConnection, type Socket } from "node:net";
 import type { Readable, Writable } from "node:stream";
 import {
   AllMethods,
@@ -27,6 +27,20 @@ export interface ClientOptions {
   onEvent?: (method: string, params: unknown) => void;
 }
 
+export class ForeignServerError extends Error {
+  override readonly name = "ForeignServerError";
+}
+
+async function assertServerIsUs(socket: Socket, socketPath: string): Promise<void> {
+  // Loaded here, not at import: a CLI command that never connects does not load the native bindings.
+  const { peerCredentials, socketFd } = await import("@venom/native");
+  const { uid } = peerCredentials(socketFd(socket));
+  const own = process.geteuid?.() ?? uid;
+  if (uid !== own) {
+    throw new ForeignServerError(`the server on ${socketPath} runs as uid ${uid}, not as you (uid ${own}): refusing to talk to it`);
+  }
+}
+
 /** A venom/1 client over a socket or a pair of streams. */
 export class VenomClient {
   private constructor(
@@ -34,12 +48,23 @@ export class VenomClient {
     readonly hello: HelloResult,
   ) {}
 
+  /**
+   * Connect to a daemon's socket. Before a byte is sent, the kernel's word on
+   * who listens (SO_PEERCRED) must be this process's own uid: a socket planted
+   * by another user never sees a hello, let alone a tool call.
+   */
   static async connect(socketPath: string, options: ClientOptions): Promise<VenomClient> {
     const socket = createConnection(socketPath);
     await new Promise<void>((resolve, reject) => {
       socket.once("connect", resolve);
       socket.once("error", reject);
     });
+    try {
+      await assertServerIsUs(socket, socketPath);
+    } catch (error) {
+      socket.destroy();
+      throw error;
+    }
     return VenomClient.over(socket, socket, options);
   }
 

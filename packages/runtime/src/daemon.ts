@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { chmodSync, existsSync, realpathSync, unlinkSync } from "node:fs";
+import { chmodSync, lstatSync, realpathSync, type Stats, unlinkSync } from "node:fs";
 import { createServer, type Server, type Socket } from "node:net";
 import type { Readable, Writable } from "node:stream";
 import { setChildSubreaper } from "@venom/native";
@@ -8,7 +8,7 @@ import { type Decorator, Dispatcher, ErrorCode, ProtocolError, parseMarkers, Sna
 import type { Config } from "./config.js";
 import { type AppMethod, Connection, type ConnectionHost } from "./connection.js";
 import { type DelegationOwner, findAncestorRecord, reapOrphans } from "./delegations.js";
-import type { AppName, VenomHome } from "./home.js";
+import { type AppName, UnsafeHomeError, type VenomHome } from "./home.js";
 import { createLogger, type Logger } from "./log.js";
 import { NO_SANDBOX_NOTICE } from "./notices.js";
 import { checkPeer, type PeerFacts } from "./peer.js";
@@ -102,7 +102,10 @@ export class Daemon<Context> implements ConnectionHost<Context> {
 
   async listen(): Promise<void> {
     const path = this.socketPath;
-    if (existsSync(path)) {
+    const existing = lstatIfAny(path);
+    if (existing) {
+      // Only a socket is probed: a planted symlink could lead the probe to somebody else's socket.
+      if (!existing.isSocket()) throw new UnsafeHomeError(`${path}: refused: something other than a socket is there; remove it`);
       if (await answers(path)) throw new Error(`a ${this.definition.server.name} daemon is already running on ${path}`);
       unlinkSync(path);
     }
@@ -257,5 +260,14 @@ export class Daemon<Context> implements ConnectionHost<Context> {
       this.#markStopped();
     })();
     return this.#stopping;
+  }
+}
+
+function lstatIfAny(path: string): Stats | undefined {
+  try {
+    return lstatSync(path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw error;
   }
 }

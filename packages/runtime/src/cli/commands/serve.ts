@@ -16,6 +16,7 @@ export function serveCommand(app: CliApp): Command {
       if (policy !== undefined && !["on-risk", "always", "never"].includes(policy)) {
         throw new Error(`--policy must be on-risk, always or never`);
       }
+      home.ensure();
       const config = loadUserConfig(home.configFile, policy ? { policy: policy as "on-risk" } : {});
       const dir = (values.workspace as string | undefined) ?? process.cwd();
       const createDaemon = await app.loadDaemon();
