@@ -51,7 +51,12 @@ interface Tracked {
   pane: Pane;
   recordId: string;
   anchor: ProcessRef;
+  /** The delegation ids from the owner down to this pane's own (its VENOM_PARENT): whose subtree it is in. */
+  lineage: readonly string[];
 }
+
+/** Who is asking: a session's principal and the delegation it acts for. */
+type Asker = Pick<SessionState, "principal" | "delegation">;
 
 /** Every pane of the daemon, by id (`%3`), name, or index. */
 export class PaneTable {
@@ -60,23 +65,53 @@ export class PaneTable {
 
   constructor(private readonly host: PaneTableHost) {}
 
+  /** Every pane, whoever made it: for the daemon itself (stop), never for a request. */
   list(): Pane[] {
     return [...this.#panes.values()].map((t) => t.pane);
   }
 
-  resolve(target: string): Pane {
+  /**
+   * The panes `asker` may see and act on. The owner sees all; a delegate only
+   * those in its own delegation's subtree: the pane it runs in and every pane
+   * made from there, never a sibling's or the owner's own shells.
+   */
+  visibleTo(asker: Asker): Pane[] {
+    return [...this.#panes.values()].filter((t) => mayTouch(asker, t)).map((t) => t.pane);
+  }
+
+  /** The pane `target` names (id `%3`, name, or index), if `asker` may act on it; else a clear refusal. */
+  resolve(target: string, asker: Asker): Pane {
     const panes = this.list();
     const found =
       this.#panes.get(target)?.pane ??
       panes.find((p) => p.name === target) ??
       (/^\d+$/.test(target) ? panes.find((p) => p.spec.index === Number(target)) : undefined);
+    const tracked = found && this.#panes.get(found.id);
+    if (tracked && !mayTouch(asker, tracked)) {
+      throw new ProtocolError(
+        ErrorCode.OwnerRequired,
+        `refused: pane "${target}" belongs to another delegation; a delegate (depth ${asker.principal.depth}) acts only on its own pane and the panes made from it`,
+        { path: ["target"] },
+      );
+    }
     if (!found) {
-      const known = panes.map((p) => `${p.id} ${p.name}`).join(", ") || "none";
+      const known =
+        this.visibleTo(asker)
+          .map((p) => `${p.id} ${p.name}`)
+          .join(", ") || "none";
       throw new ProtocolError(ErrorCode.InvalidParams, `invalid params: target: no pane "${target}" (panes: ${known})`, {
         path: ["target"],
       });
     }
     return found;
+  }
+
+  /** A new pane's lineage: its maker's (found by the maker's delegation id), then its own id. */
+  #lineage(asker: Asker, own: string): string[] {
+    const from = asker.delegation;
+    if (from === null) return [own];
+    const maker = [...this.#panes.values()].find((t) => t.lineage.at(-1) === from);
+    return [...(maker?.lineage ?? [from]), own];
   }
 
   create(params: z.infer<typeof PaneNewParamsSchema>, session: SessionState): Pane {
@@ -129,7 +164,7 @@ export class PaneTable {
     // node-pty starts the program as a session leader: its pid is its process group.
     const startTime = processStat(pane.pid)?.startTime ?? 0;
     const anchor = { pid: pane.pid, startTime };
-    this.#panes.set(id, { pane, recordId, anchor });
+    this.#panes.set(id, { pane, recordId, anchor, lineage: this.#lineage(session, parent) });
     writeRecord(this.host.home, {
       id: recordId,
       owner: this.host.owner,
@@ -232,6 +267,10 @@ export class PaneTable {
   async closeAll(): Promise<void> {
     await Promise.all(this.list().map((pane) => this.kill(pane)));
   }
+}
+
+function mayTouch(asker: Asker, tracked: Tracked): boolean {
+  return asker.principal.kind !== "delegate" || (asker.delegation !== null && tracked.lineage.includes(asker.delegation));
 }
 
 /** Does `program` name an executable, directly or on PATH? */

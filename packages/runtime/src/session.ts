@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { realpathSync, statSync } from "node:fs";
 import { sep } from "node:path";
 import {
@@ -33,6 +34,13 @@ export interface SessionState {
   readonly workspace: string;
   readonly config: Config;
   readonly label: string;
+  /**
+   * The delegation this session acts for, by the strongest evidence: the
+   * recorded ancestor's VENOM_PARENT, else the environment's, else a name of
+   * its own; null for the owner. An app scopes what a delegate may touch by it
+   * (venom-mux: only the panes of this delegation's subtree).
+   */
+  readonly delegation: string | null;
 }
 
 export type HelloParams = z.infer<typeof HelloParamsSchema>;
@@ -137,7 +145,24 @@ export function establishSession(raw: unknown, ctx: HelloContext): SessionState 
   });
   const label =
     principal.kind === "delegate" ? `[${ctx.app} via ${principal.parent ?? "unknown"} depth ${principal.depth}]` : `[${ctx.app}]`;
-  return { principal, grant: Object.freeze(grant), snapshot: ctx.snapshot.restrict(grant.tools), workspace, config, label };
+  return {
+    principal,
+    grant: Object.freeze(grant),
+    snapshot: ctx.snapshot.restrict(grant.tools),
+    workspace,
+    config,
+    label,
+    delegation: principal.kind === "delegate" ? delegationOf(ctx, claimed) : null,
+  };
+}
+
+/**
+ * Ancestry first: a process can rewrite its environment, not its parentage.
+ * A claim alone names nothing another session could own, so it gets a fresh name.
+ */
+function delegationOf(ctx: HelloContext, claimed: Markers): string {
+  const ancestry = ctx.observed.find((o) => o.evidence === "ancestry")?.markers.parent;
+  return ancestry ?? ctx.peer.environ.parent ?? `unrecorded:${claimed.parent ?? "none"}:${randomUUID()}`;
 }
 
 /** The workspace's project config, as a restriction; a bad one is the caller's error, named. */

@@ -9,7 +9,7 @@ import { paneMethod } from "./define.js";
  */
 export const attachMethod = (panes: PaneTable) =>
   paneMethod("pane/attach", async (params, session) => {
-    const pane = panes.resolve(params.target);
+    const pane = panes.resolve(params.target, session.state);
     if (params.cols && params.rows) pane.resize(params.cols, params.rows);
     const attachment = randomUUID();
     const { rpc } = session;
