@@ -20,6 +20,7 @@ import {
   dispatchSession,
   establishSession,
   type HelloContext,
+  requireProjectConfig,
   type SessionState,
   sessionNotices,
   type Transport,
@@ -220,6 +221,7 @@ export class Connection<Context> {
     session: ConnectionSession<Context>,
     params: { name: string; arguments: Record<string, unknown>; timeoutSeconds?: number | undefined; callId?: string | undefined },
   ) {
+    requireProjectConfig(session.state);
     if (this.#calls.size >= MAX_CALLS_PER_CONNECTION) {
       throw new ProtocolError(ErrorCode.Busy, `busy: at most ${MAX_CALLS_PER_CONNECTION} calls at once per connection`);
     }

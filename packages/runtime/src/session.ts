@@ -41,6 +41,20 @@ export interface SessionState {
    * (venom-mux: only the panes of this delegation's subtree).
    */
   readonly delegation: string | null;
+  /**
+   * Why the workspace's project config could not be applied, naming the file
+   * and key; null when it applied. Such a session keeps its handshake, status
+   * and management, but everything the project config would restrict (tool
+   * calls, new panes) is refused with this error: see requireProjectConfig.
+   */
+  readonly projectConfigError: string | null;
+}
+
+/** Refuse work that a project config would have restricted, when that config is invalid. */
+export function requireProjectConfig(state: SessionState): void {
+  if (state.projectConfigError !== null) {
+    throw new ProtocolError(ErrorCode.InvalidParams, state.projectConfigError, { path: ["workspace"] });
+  }
 }
 
 export type HelloParams = z.infer<typeof HelloParamsSchema>;
@@ -133,7 +147,7 @@ export function establishSession(raw: unknown, ctx: HelloContext): SessionState 
       },
     );
   }
-  const config = projectConfig(ctx.config, workspace);
+  const { config, error: projectConfigError } = projectConfig(ctx.config, workspace);
   const grant = computeGrant({
     principal,
     snapshot: ctx.snapshot,
@@ -153,6 +167,7 @@ export function establishSession(raw: unknown, ctx: HelloContext): SessionState 
     config,
     label,
     delegation: principal.kind === "delegate" ? delegationOf(ctx, claimed) : null,
+    projectConfigError,
   };
 }
 
@@ -165,18 +180,25 @@ function delegationOf(ctx: HelloContext, claimed: Markers): string {
   return ancestry ?? ctx.peer.environ.parent ?? `unrecorded:${claimed.parent ?? "none"}:${randomUUID()}`;
 }
 
-/** The workspace's project config, as a restriction; a bad one is the caller's error, named. */
-function projectConfig(config: Config, workspace: string): Config {
+/**
+ * The workspace's project config, as a restriction. A bad one does not fail
+ * the handshake (the owner must still reach status and stop); it is kept as
+ * the session's error, and the strictest policy stands in until it is fixed.
+ */
+function projectConfig(config: Config, workspace: string): { config: Config; error: string | null } {
   try {
-    return applyProjectConfig(config, workspace);
+    return { config: applyProjectConfig(config, workspace), error: null };
   } catch (error) {
-    if (error instanceof ConfigError) throw new ProtocolError(ErrorCode.InvalidParams, error.message, { path: ["workspace"] });
-    throw error;
+    if (!(error instanceof ConfigError)) throw error;
+    return { config: { ...config, approval: { policy: "never" } }, error: error.message };
   }
 }
 
 export function sessionNotices(state: SessionState): string[] {
-  return state.principal.kind === "delegate" ? [NO_SANDBOX_NOTICE, DELEGATE_NOTICE] : [NO_SANDBOX_NOTICE];
+  const notices = state.principal.kind === "delegate" ? [NO_SANDBOX_NOTICE, DELEGATE_NOTICE] : [NO_SANDBOX_NOTICE];
+  if (state.projectConfigError !== null)
+    notices.push(`project config not applied, so tool calls and new panes are refused: ${state.projectConfigError}`);
+  return notices;
 }
 
 /** The session's gate: asks the client over its own connection, when it declared one. */
