@@ -1,5 +1,14 @@
 import type { Readable, Writable } from "node:stream";
-import { bounded, diagnosticFor, ErrorCode, type ErrorObject, MessageSchema, ProtocolError, type RequestId } from "@venom/proto";
+import {
+  bounded,
+  diagnosticFor,
+  ErrorCode,
+  type ErrorObject,
+  MessageSchema,
+  ProtocolError,
+  type RequestId,
+  terminalSafe,
+} from "@venom/proto";
 import { DEFAULT_FRAME_LIMIT, FrameTooLarge, LineSplitter } from "./framing.js";
 
 export interface RpcHandlers {
@@ -116,7 +125,7 @@ export class RpcPeer {
   failClosed(error: ProtocolError, id: RequestId | null = null): void {
     if (this.#closed) return;
     this.handlers.diagnostic?.(`closing connection: ${error.message}`);
-    this.#send({ jsonrpc: "2.0", id, error: error.toObject() });
+    this.#send({ jsonrpc: "2.0", id, error: displayable(error) });
     this.close();
   }
 
@@ -198,7 +207,13 @@ export class RpcPeer {
       const protocolError =
         error instanceof ProtocolError ? error : new ProtocolError(ErrorCode.InternalError, diagnosticFor(bounded(method, 64), error));
       if (protocolError.closesConnection) this.failClosed(protocolError, id);
-      else this.#send({ jsonrpc: "2.0", id, error: protocolError.toObject() });
+      else this.#send({ jsonrpc: "2.0", id, error: displayable(protocolError) });
     }
   }
+}
+
+/** An error as sent: its message often quotes what the peer sent (a target, a path), so it is escaped for a terminal. */
+function displayable(error: ProtocolError): ErrorObject {
+  const object = error.toObject();
+  return { ...object, message: terminalSafe(object.message) };
 }
