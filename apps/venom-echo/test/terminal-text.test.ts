@@ -1,7 +1,7 @@
 import { execFileSync, spawnSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { ApprovalRequest } from "@venom/proto";
+import { type ApprovalRequest, terminalSafe } from "@venom/proto";
 import { afterAll, describe, expect, it } from "vitest";
 import { cleanupAll, cli, connect, ECHO_BIN, startEcho, tempDir } from "../../../testkit/daemon.js";
 
@@ -9,8 +9,6 @@ afterAll(cleanupAll);
 
 /** Every character class a terminal acts on: CSI, OSC title, BEL, CR, C1 CSI, a bidi override and isolate. */
 const HOSTILE = "\u001b[2J\u001b]2;PWNED-TITLE\u0007\r\u009b31m\u202eevil\u2066";
-/** Any raw character of those classes (newline and tab are allowed). */
-const RAW = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/;
 
 describe("text an agent or a repository controls never reaches a terminal raw", () => {
   it("an approval summary is escaped and, when cut, keeps its head and its tail with the cut marked", async () => {
@@ -29,7 +27,7 @@ describe("text an agent or a repository controls never reaches a terminal raw", 
     expect(long).toMatch(/^.*make test/);
     expect(long).toMatch(/; touch X"?$/);
     expect(long).toMatch(/…\[\d+ characters cut\]…/);
-    expect(hostile).not.toMatch(RAW);
+    expect(hostile, "raw control or bidi character").toBe(terminalSafe(hostile));
     expect(hostile).toContain("\\u001b]2;PWNED-TITLE\\u0007");
     expect(hostile).toContain("\\u202e");
     await daemon.stop();
@@ -66,13 +64,13 @@ describe("text an agent or a repository controls never reaches a terminal raw", 
     const status = cli(daemon, ["status"]);
     expect(status.code).toBe(0);
     expect(status.stdout).toContain("\\u001b]2;PWNED-TITLE");
-    expect(status.stdout).not.toMatch(RAW);
+    expect(status.stdout, "raw control or bidi character").toBe(terminalSafe(status.stdout));
     const call = cli(daemon, ["call", "echo", JSON.stringify({ text: "x" })]);
     expect(call.code).toBe(1);
     expect(call.stderr).toContain("\\u202e");
-    expect(call.stderr).not.toMatch(RAW);
+    expect(call.stderr, "raw control or bidi character").toBe(terminalSafe(call.stderr));
     const unknown = cli(daemon, [`frob${HOSTILE}`]);
-    expect(unknown.stderr).not.toMatch(RAW);
+    expect(unknown.stderr, "raw control or bidi character").toBe(terminalSafe(unknown.stderr));
     await daemon.stop();
   });
 });

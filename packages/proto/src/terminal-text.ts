@@ -11,7 +11,9 @@
  * format characters that reorder or hide text: bidi embeddings, overrides and
  * isolates, directional marks, and the line and paragraph separators.
  */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is this module's purpose.
 const UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/g;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: as above, with newline too.
 const UNSAFE_IN_LINE = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/g;
 
 /**
