@@ -39,6 +39,11 @@ export class RpcClosed extends Error {
   override readonly name = "RpcClosed";
 }
 
+/** A request that could never fit one frame: refused before a byte is sent, so nobody waits for an answer that cannot come. */
+export class RequestTooLarge extends Error {
+  override readonly name = "RequestTooLarge";
+}
+
 /**
  * One venom/1 connection, either side: JSON-RPC 2.0, one message per line. A
  * line that is not JSON, not JSON-RPC, or over the frame limit fails closed:
@@ -86,6 +91,15 @@ export class RpcPeer {
   request(method: string, params?: unknown, signal?: AbortSignal): Promise<unknown> {
     if (this.#closed) return Promise.reject(new RpcClosed("connection closed"));
     const id = this.#nextId++;
+    const message = params === undefined ? { jsonrpc: "2.0", id, method } : { jsonrpc: "2.0", id, method, params };
+    const bytes = Buffer.byteLength(JSON.stringify(message));
+    if (bytes >= this.#frameLimit) {
+      return Promise.reject(
+        new RequestTooLarge(
+          `the ${bounded(method, 64)} request is ${bytes} bytes, over the ${this.#frameLimit}-byte frame limit; nothing was sent`,
+        ),
+      );
+    }
     return new Promise((resolve, reject) => {
       const onAbort = () => {
         this.#pending.delete(id);
@@ -103,7 +117,7 @@ export class RpcPeer {
           reject(e);
         },
       });
-      this.#send(params === undefined ? { jsonrpc: "2.0", id, method } : { jsonrpc: "2.0", id, method, params });
+      this.#send(message);
     });
   }
 
