@@ -100,9 +100,9 @@ export class Dispatcher<Context> {
       input,
       callId: request.callId,
       // A risk function that throws is treated as the riskiest answer its effect allows.
-      risk: guard((): Risk => definition.risk(input), definition.effect === "mutating" ? "process" : "secret-read"),
+      risk: guard((): Risk => definition.risk(input, session.context), definition.effect === "mutating" ? "process" : "secret-read"),
       // Escaped for the terminal it is shown on, and cut in the middle: a long command cannot hide its end.
-      summary: cutMiddle(terminalSafe(guard(() => definition.summarize(input), definition.name)), MAX_SUMMARY_CHARS),
+      summary: cutMiddle(terminalSafe(guard(() => definition.summarize(input, session.context), definition.name)), MAX_SUMMARY_CHARS),
       timeoutSeconds,
       signal: controller.signal,
       session,
@@ -129,6 +129,7 @@ export class Dispatcher<Context> {
         signal: call.signal,
         timeoutSeconds: call.timeoutSeconds,
         context: call.session.context,
+        risk: call.risk,
       });
       return { ...outcome, status: outcome.status ?? "ok" };
     } catch (thrown) {
