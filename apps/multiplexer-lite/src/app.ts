@@ -18,6 +18,7 @@ export function createMuxDaemon(options: DaemonOptions): Daemon<MuxContext> {
         instance: daemon.instance,
         owner: daemon.owner,
         logger: daemon.logger,
+        paneEnded: () => daemon.checkIdle(),
       });
       return paneMethods(panes);
     },
@@ -27,6 +28,8 @@ export function createMuxDaemon(options: DaemonOptions): Daemon<MuxContext> {
       for (const [attachment, pane] of context.attachments) pane.detach(attachment);
     },
     beforeStop: async () => panes?.closeAll(),
+    // A running pane is work in progress: restart --when-idle waits for every pane to end.
+    busy: () => panes?.running ?? false,
   };
   return new Daemon(definition, options);
 }

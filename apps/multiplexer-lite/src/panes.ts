@@ -29,6 +29,8 @@ export interface PaneTableHost {
   instance: string;
   owner: DelegationOwner;
   logger: Logger;
+  /** A pane's program ended: the daemon may now be idle (a restart --when-idle waits for that). */
+  paneEnded?(): void;
 }
 
 /** Credential, endpoint and state variables no delegated pane inherits, beside every *_API_KEY (spec, "Tool rules"). */
@@ -44,6 +46,23 @@ const DECLARED_VARS = [
   "DSH_*",
   "PI_*",
 ];
+
+/**
+ * Variables that describe the daemon's own terminal or multiplexer, not a
+ * pane's: a program that trusted them would talk to the wrong tmux/screen
+ * server or size itself wrongly. node-pty drops some of them itself, but only
+ * from the env it copies, not from one passed in, so they are dropped here.
+ */
+const OUTER_TERMINAL_VARS = new Set(["TMUX", "TMUX_PANE", "STY", "WINDOW", "WINDOWID", "TERMCAP", "COLUMNS", "LINES"]);
+
+/** The daemon's environment as a pane may start from it. */
+function daemonEnv(): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (value !== undefined && !OUTER_TERMINAL_VARS.has(key)) env[key] = value;
+  }
+  return env;
+}
 
 const CANCEL_GRACE_MS = 2_000;
 
@@ -64,6 +83,11 @@ export class PaneTable {
   #next = 0;
 
   constructor(private readonly host: PaneTableHost) {}
+
+  /** Is any pane's program still running? */
+  get running(): boolean {
+    return this.list().some((pane) => pane.info().status === "running");
+  }
 
   /** Every pane, whoever made it: for the daemon itself (stop), never for a request. */
   list(): Pane[] {
@@ -205,7 +229,7 @@ export class PaneTable {
       // The caller's env goes through the same scrubbing: it cannot put back a key, a credential, HOME or the markers.
       return {
         ...delegatedEnv({
-          base: { ...process.env, ...params.env },
+          base: { ...daemonEnv(), ...params.env },
           home: this.host.home,
           agent,
           ...(this.host.config.agents[agent]?.state_var ? { stateVar: this.host.config.agents[agent].state_var } : {}),
@@ -218,10 +242,9 @@ export class PaneTable {
       };
     }
     // inherit: the daemon's environment, as tmux gives its server's, with this pane's markers.
-    const env: Record<string, string> = {};
-    for (const [key, value] of Object.entries(process.env)) {
-      if (value !== undefined && key !== MARKER_PARENT && key !== MARKER_DEPTH) env[key] = value;
-    }
+    const env = daemonEnv();
+    delete env[MARKER_PARENT];
+    delete env[MARKER_DEPTH];
     return { ...env, ...params.env, TERM: "xterm-256color", ...childMarkers(parent, parentDepth) };
   }
 
@@ -232,6 +255,7 @@ export class PaneTable {
     await this.#stopGroup(tracked);
     removeRecord(this.host.home, tracked.recordId);
     this.host.logger.info({ pane: pane.id, exitCode: pane.exitCode, signal: pane.signal }, "pane exited");
+    this.host.paneEnded?.();
   }
 
   /** HUP and TERM to the pane's whole process group (through pidfds), KILL after 2 s to whatever remains. */

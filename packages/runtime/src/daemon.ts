@@ -25,6 +25,8 @@ export interface AppDefinition<Context> {
   decorators?: readonly Decorator<Context>[];
   /** The app's own methods (`pane/*`, `agent/*`), built once the daemon exists. */
   methods?(daemon: Daemon<Context>): Readonly<Record<string, AppMethod<Context>>>;
+  /** Work beyond tool calls that a restart --when-idle must wait for (venom-mux: a running pane); call Daemon.checkIdle when it ends. */
+  busy?(): boolean;
   /** Runs first when the daemon stops, e.g. to end every pane. */
   beforeStop?(): Promise<void>;
   /** What tools see of a session (e.g. its workspace opened as a directory fd). */
@@ -222,12 +224,25 @@ export class Daemon<Context> implements ConnectionHost<Context> {
   }
   callFinished(): void {
     this.#activeCalls--;
-    if (this.#activeCalls === 0 && this.#restartWhenIdle) void this.#restartNow();
+    this.checkIdle();
+  }
+
+  /** No call running and nothing the app counts as busy. */
+  get idle(): boolean {
+    return this.#activeCalls === 0 && !this.definition.busy?.();
+  }
+
+  /** A pending restart --when-idle happens once the daemon is idle; apps call this when their own work ends. */
+  checkIdle(): void {
+    if (this.#restartWhenIdle && this.idle) {
+      this.#restartWhenIdle = false;
+      void this.#restartNow();
+    }
   }
 
   restart(whenIdle: boolean): void {
     this.logger.info({ whenIdle }, "restart requested");
-    if (whenIdle && this.#activeCalls > 0) this.#restartWhenIdle = true;
+    if (whenIdle && !this.idle) this.#restartWhenIdle = true;
     else void this.#restartNow();
   }
 
