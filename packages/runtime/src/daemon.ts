@@ -43,6 +43,12 @@ export interface DaemonOptions {
 }
 
 const MAX_CONNECTIONS = 128;
+/**
+ * Slots beyond MAX_CONNECTIONS that only a peer with no delegation evidence
+ * (no markers in its environment, no recorded ancestor) may take: delegates
+ * holding every ordinary slot cannot lock the owner out of status and stop.
+ */
+const OWNER_RESERVE = 8;
 
 /**
  * A venom/1 daemon: one socket at $VENOM_HOME/state/<app>.sock (0600 in a 0700
@@ -154,7 +160,8 @@ export class Daemon<Context> implements ConnectionHost<Context> {
       socket.destroy();
       return;
     }
-    if (this.#connections.size >= MAX_CONNECTIONS || this.#stopping) {
+    const limit = this.#mayBeOwner(check.peer) ? MAX_CONNECTIONS + OWNER_RESERVE : MAX_CONNECTIONS;
+    if (this.#connections.size >= limit || this.#stopping) {
       const error = new ProtocolError(
         ErrorCode.Busy,
         this.#stopping ? "busy: the daemon is stopping" : `busy: at most ${MAX_CONNECTIONS} connections`,
@@ -164,6 +171,12 @@ export class Daemon<Context> implements ConnectionHost<Context> {
     }
     this.#open("socket", check.peer, socket, socket, () => undefined);
     socket.resume();
+  }
+
+  /** Only looked at once the ordinary slots are full: no delegation marker in its environment and no recorded ancestor. */
+  #mayBeOwner(peer: PeerFacts): boolean {
+    if (this.#connections.size < MAX_CONNECTIONS) return false;
+    return peer.environ.depth === 0 && findAncestorRecord(this.options.home, peer.pid) === null;
   }
 
   #open(transport: Transport, peer: PeerFacts, input: Readable, output: Writable, onClosed: () => void): void {
