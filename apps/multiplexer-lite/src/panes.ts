@@ -15,6 +15,7 @@ import {
   resolveCwd,
   type SessionState,
   signalGroup,
+  spawnedChild,
   type VenomHome,
   verifiedMembers,
   waitUntil,
@@ -185,6 +186,9 @@ export class PaneTable {
       },
       (ended) => void this.#ended(ended),
     );
+    // node-pty collects its own child; the daemon's reaper must leave it alone until then.
+    const released = spawnedChild(pane.pid);
+    void pane.exited().then(released);
     // node-pty starts the program as a session leader: its pid is its process group.
     const startTime = processStat(pane.pid)?.startTime ?? 0;
     const anchor = { pid: pane.pid, startTime };

@@ -5,6 +5,7 @@ import { createServer, type Server, type Socket } from "node:net";
 import type { Readable, Writable } from "node:stream";
 import { setChildSubreaper } from "@venom/native";
 import { type Decorator, Dispatcher, ErrorCode, ProtocolError, parseMarkers, Snapshot, type ToolDefinition } from "@venom/proto";
+import { reapStraysOnSigchld, spawnedChild } from "./adopted.js";
 import type { Config } from "./config.js";
 import { type AppMethod, Connection, type ConnectionHost } from "./connection.js";
 import { type DelegationOwner, findAncestorRecord, reapOrphans } from "./delegations.js";
@@ -118,6 +119,7 @@ export class Daemon<Context> implements ConnectionHost<Context> {
       unlinkSync(path);
     }
     setChildSubreaper();
+    reapStraysOnSigchld();
     // Processes a crashed predecessor left running are stopped before anything new starts.
     for (const orphan of await reapOrphans(this.options.home)) {
       this.logger.warn(
@@ -263,6 +265,7 @@ export class Daemon<Context> implements ConnectionHost<Context> {
   async #restartNow(): Promise<void> {
     await this.stop();
     const child = spawn(process.execPath, process.argv.slice(1), { detached: true, stdio: "ignore", env: process.env });
+    if (child.pid !== undefined) child.once("exit", spawnedChild(child.pid));
     child.unref();
   }
 
