@@ -66,6 +66,8 @@ function daemonEnv(): Record<string, string> {
 }
 
 const CANCEL_GRACE_MS = 2_000;
+/** What one cell of a screen model costs: xterm's buffer keeps three 32-bit words a cell. */
+const BYTES_PER_CELL = 12;
 
 interface Tracked {
   pane: Pane;
@@ -152,6 +154,7 @@ export class PaneTable {
         `refused: a pane here would run at delegation depth ${depth}, over the limit of ${maxDepth} (agent.max_delegation_depth)`,
       );
     }
+    this.#assertScreenBudget(params.cols, params.rows);
     if (params.name) this.assertNameFree(params.name);
     for (const key of Object.keys(params.env ?? {})) {
       if (key.startsWith("VENOM_")) {
@@ -283,6 +286,33 @@ export class PaneTable {
     removeRecord(this.host.home, tracked.recordId);
     this.#panes.delete(pane.id);
     pane.dispose();
+  }
+
+  /** Resize a pane's screen model and pty, within the screen memory budget. */
+  resize(pane: Pane, cols: number, rows: number): void {
+    this.#assertScreenBudget(cols, rows, pane);
+    pane.resize(cols, rows);
+  }
+
+  /** Estimated bytes of a screen with its scrollback. */
+  #screenBytes(cols: number, rows: number): number {
+    return cols * (rows + this.host.config.mux.scrollback_lines) * BYTES_PER_CELL;
+  }
+
+  /** Refuse a screen of cols x rows (new, or replacing `resized`'s) that would take every pane's screens over the budget. */
+  #assertScreenBudget(cols: number, rows: number, resized?: Pane): void {
+    const budget = this.host.config.mux.max_screen_memory_mb * 1024 * 1024;
+    const others = this.list()
+      .filter((pane) => pane !== resized)
+      .reduce((sum, pane) => sum + this.#screenBytes(pane.info().cols, pane.info().rows), 0);
+    const wanted = this.#screenBytes(cols, rows);
+    if (others + wanted > budget) {
+      const mib = (bytes: number) => Math.ceil(bytes / (1024 * 1024));
+      throw new ProtocolError(
+        ErrorCode.Busy,
+        `busy: a ${cols}x${rows} screen with ${this.host.config.mux.scrollback_lines} lines of scrollback needs about ${mib(wanted)} MiB; panes already use about ${mib(others)} of ${this.host.config.mux.max_screen_memory_mb} MiB (mux.max_screen_memory_mb)`,
+      );
+    }
   }
 
   /** Names are targets, so two panes may not share one. */

@@ -38,6 +38,8 @@ export const ConfigSchema = z.strictObject({
       prefix: z.string().default("C-b"),
       scrollback_lines: positiveInt.max(1_000_000).default(10_000),
       max_panes: positiveInt.max(4096).default(256),
+      /** Budget for every pane's screen and scrollback together, estimated at 12 bytes a cell (xterm's buffer). */
+      max_screen_memory_mb: positiveInt.max(1024 * 1024).default(3072),
     })
     .prefault({}),
 });

@@ -5,6 +5,6 @@ import { paneMethod } from "./define.js";
 export const resizeMethod = (panes: PaneTable) =>
   paneMethod("pane/resize", async (params, session) => {
     const pane = panes.resolve(params.target, session.state);
-    pane.resize(params.cols, params.rows);
+    panes.resize(pane, params.cols, params.rows);
     return pane.info();
   });
