@@ -5,8 +5,10 @@ import { processStat, reapAdopted } from "./proc.js";
 // descendant is re-parented to it, and when one exits, only the daemon can
 // collect it. Node collects only the children it spawned itself (and node-pty
 // its own), so whatever else the daemon adopted would stay a zombie for good.
-// Spawned children are registered here and left alone; every other zombie
-// child is reaped on each SIGCHLD.
+// Spawned children are registered here and left alone. Any other zombie child
+// is reaped once it has stayed a zombie across two looks a second apart: Node
+// and node-pty collect their own children at once, so a child that some code
+// spawned without registering it is still left to them.
 
 const spawned = new Set<number>();
 
@@ -31,16 +33,46 @@ function children(): number[] {
   return pids;
 }
 
-/** Reap every zombie child that nobody else will: adopted orphans, never a registered spawned child. */
-export function reapStrays(): void {
-  reapAdopted(children().filter((pid) => !spawned.has(pid) && processStat(pid)?.state === "Z"));
+const SETTLE_MS = 1_000;
+/** Zombie children seen at the last look, and their start times (a pid is only a name together with it). */
+let seen = new Map<number, number>();
+
+/**
+ * Reap the zombie children nobody else will: adopted orphans. A zombie is
+ * reaped if it was already a zombie at the previous look; returns whether any
+ * unregistered zombie is left to look at again.
+ */
+export function reapStrays(): boolean {
+  const now = new Map<number, number>();
+  for (const pid of children()) {
+    const stat = processStat(pid);
+    if (!spawned.has(pid) && stat?.state === "Z") now.set(pid, stat.startTime);
+  }
+  const settled = [...now].filter(([pid, startTime]) => seen.get(pid) === startTime).map(([pid]) => pid);
+  reapAdopted(settled);
+  for (const pid of settled) now.delete(pid);
+  seen = now;
+  return now.size > 0;
 }
 
-let installed = false;
+let lookPending = false;
 
-/** Reap adopted orphans whenever a child exits. */
+function lookSoon(): void {
+  if (lookPending) return;
+  lookPending = true;
+  setTimeout(() => {
+    lookPending = false;
+    if (reapStrays()) lookSoon();
+  }, SETTLE_MS).unref();
+}
+
+/** Look for adopted orphans to reap whenever a child exits. */
 export function reapStraysOnSigchld(): void {
-  if (installed) return;
-  installed = true;
-  process.on("SIGCHLD", reapStrays);
+  if (process.listeners("SIGCHLD").includes(onSigchld)) return;
+  process.on("SIGCHLD", onSigchld);
+}
+
+/** Looks happen a second apart: the first records the zombies, the next reaps those still there. */
+function onSigchld(): void {
+  lookSoon();
 }
