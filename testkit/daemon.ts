@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createConnection, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { StringDecoder } from "node:string_decoder";
 import { fileURLToPath } from "node:url";
 import { PROTOCOL } from "@venom/proto";
 import { answers, type ClientOptions, VenomClient } from "@venom/runtime";
@@ -111,8 +112,10 @@ export class RawClient {
 
   private constructor(readonly socket: Socket) {
     let buffer = "";
-    socket.on("data", (d) => {
-      buffer += d.toString();
+    // A socket read can end inside a multi-byte character: the decoder keeps the partial bytes for the next read.
+    const decoder = new StringDecoder("utf8");
+    socket.on("data", (d: Buffer) => {
+      buffer += decoder.write(d);
       for (let nl = buffer.indexOf("\n"); nl !== -1; nl = buffer.indexOf("\n")) {
         this.lines.push(JSON.parse(buffer.slice(0, nl)));
         buffer = buffer.slice(nl + 1);

@@ -20,6 +20,7 @@ export function createMuxDaemon(options: DaemonOptions): Daemon<MuxContext> {
         owner: daemon.owner,
         logger: daemon.logger,
         launchers: daemon.launchers,
+        paneEnded: () => daemon.checkIdle(),
       });
       return paneMethods(panes);
     },
@@ -34,6 +35,8 @@ export function createMuxDaemon(options: DaemonOptions): Daemon<MuxContext> {
       }
     },
     beforeStop: async () => panes?.closeAll(),
+    // A running pane is work in progress: restart --when-idle waits for every pane to end.
+    busy: () => panes?.running ?? false,
   };
   daemon = new Daemon(definition, options);
   return daemon;

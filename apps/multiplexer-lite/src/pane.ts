@@ -1,5 +1,5 @@
 import { constants } from "node:os";
-import type { PaneInfo } from "@venom/proto";
+import { ErrorCode, type PaneInfo, ProtocolError } from "@venom/proto";
 import type { SandboxedCommand } from "@venom/runtime";
 import * as pty from "node-pty";
 import type { CaptureOptions } from "./capture.js";
@@ -47,6 +47,19 @@ const SET_TERMIOS = 'stty -brkint -ixany -imaxbel -hupcl eol undef eol2 undef 2>
 
 /** Output this recent means the program is still answering: it is not yet waiting for input. */
 const QUIET_MS = 200;
+
+/** Input waiting for a pane's program to read it, at most (a paste of a large file fits; a flood into a program that never reads does not). */
+const INPUT_QUEUE_LIMIT = 4 * 1024 * 1024;
+
+/**
+ * Bytes node-pty holds for the pty that the kernel has not taken yet. node-pty
+ * (1.1) exposes no count, so its write queue is read here; if a later version
+ * renames it this reads 0 and apps/multiplexer-lite/test/pane-input.test.ts fails.
+ */
+function queuedInput(process: pty.IPty): number {
+  const queue = (process as unknown as { _writeStream?: { _writeQueue?: { buffer: Buffer; offset: number }[] } })._writeStream?._writeQueue;
+  return (queue ?? []).reduce((sum, task) => sum + task.buffer.length - task.offset, 0);
+}
 
 /** A viewer whose unread output passes this is dropped to a redraw (tmux: a slow client is redrawn, never waited for). */
 const VIEWER_BACKLOG_LIMIT = 1024 * 1024;
@@ -270,8 +283,17 @@ export class Pane {
     return this.#viewers.delete(viewerId);
   }
 
+  /** Type into the pane; refused with busy once INPUT_QUEUE_LIMIT bytes wait for a program that does not read. */
   write(data: string): void {
-    if (this.running) this.process.write(data);
+    if (!this.running) return;
+    const queued = queuedInput(this.process);
+    if (queued + Buffer.byteLength(data) > INPUT_QUEUE_LIMIT) {
+      throw new ProtocolError(
+        ErrorCode.Busy,
+        `busy: pane ${this.id} is not reading its input; ${queued} bytes are still waiting (at most ${INPUT_QUEUE_LIMIT})`,
+      );
+    }
+    this.process.write(data);
   }
 
   resize(cols: number, rows: number): void {

@@ -19,6 +19,7 @@ import {
   sandboxedCommand,
   sandboxFor,
   signalGroup,
+  spawnedChild,
   type VenomHome,
   verifiedMembers,
   waitUntil,
@@ -35,6 +36,8 @@ export interface PaneTableHost {
   logger: Logger;
   /** Where the approvals of a pane's delegates go: the session that created the pane. */
   launchers: LauncherTable;
+  /** A pane's program ended: the daemon may now be idle (a restart --when-idle waits for that). */
+  paneEnded?(): void;
 }
 
 /** Credential, endpoint and state variables no delegated pane inherits, beside every *_API_KEY (spec, "Tool rules"). */
@@ -51,7 +54,26 @@ const DECLARED_VARS = [
   "PI_*",
 ];
 
+/**
+ * Variables that describe the daemon's own terminal or multiplexer, not a
+ * pane's: a program that trusted them would talk to the wrong tmux/screen
+ * server or size itself wrongly. node-pty drops some of them itself, but only
+ * from the env it copies, not from one passed in, so they are dropped here.
+ */
+const OUTER_TERMINAL_VARS = new Set(["TMUX", "TMUX_PANE", "STY", "WINDOW", "WINDOWID", "TERMCAP", "COLUMNS", "LINES"]);
+
+/** The daemon's environment as a pane may start from it. */
+function daemonEnv(): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (value !== undefined && !OUTER_TERMINAL_VARS.has(key)) env[key] = value;
+  }
+  return env;
+}
+
 const CANCEL_GRACE_MS = 2_000;
+/** What one cell of a screen model costs: xterm's buffer keeps three 32-bit words a cell. */
+const BYTES_PER_CELL = 12;
 
 interface Tracked {
   pane: Pane;
@@ -59,7 +81,12 @@ interface Tracked {
   anchor: ProcessRef;
   /** Forgets the session that created the pane, once its record is gone. */
   forgetLauncher: () => void;
+  /** The delegation ids from the owner down to this pane's own (its VENOM_PARENT): whose subtree it is in. */
+  lineage: readonly string[];
 }
+
+/** Who is asking: a session's principal and the delegation it acts for. */
+type Asker = Pick<SessionState, "principal" | "delegation">;
 
 /** Every pane of the daemon, by id (`%3`), name, or index. */
 export class PaneTable {
@@ -68,23 +95,58 @@ export class PaneTable {
 
   constructor(private readonly host: PaneTableHost) {}
 
+  /** Is any pane's program still running? */
+  get running(): boolean {
+    return this.list().some((pane) => pane.info().status === "running");
+  }
+
+  /** Every pane, whoever made it: for the daemon itself (stop), never for a request. */
   list(): Pane[] {
     return [...this.#panes.values()].map((t) => t.pane);
   }
 
-  resolve(target: string): Pane {
+  /**
+   * The panes `asker` may see and act on. The owner sees all; a delegate only
+   * those in its own delegation's subtree: the pane it runs in and every pane
+   * made from there, never a sibling's or the owner's own shells.
+   */
+  visibleTo(asker: Asker): Pane[] {
+    return [...this.#panes.values()].filter((t) => mayTouch(asker, t)).map((t) => t.pane);
+  }
+
+  /** The pane `target` names (id `%3`, name, or index), if `asker` may act on it; else a clear refusal. */
+  resolve(target: string, asker: Asker): Pane {
     const panes = this.list();
     const found =
       this.#panes.get(target)?.pane ??
       panes.find((p) => p.name === target) ??
       (/^\d+$/.test(target) ? panes.find((p) => p.spec.index === Number(target)) : undefined);
+    const tracked = found && this.#panes.get(found.id);
+    if (tracked && !mayTouch(asker, tracked)) {
+      throw new ProtocolError(
+        ErrorCode.OwnerRequired,
+        `refused: pane "${target}" belongs to another delegation; a delegate (depth ${asker.principal.depth}) acts only on its own pane and the panes made from it`,
+        { path: ["target"] },
+      );
+    }
     if (!found) {
-      const known = panes.map((p) => `${p.id} ${p.name}`).join(", ") || "none";
+      const known =
+        this.visibleTo(asker)
+          .map((p) => `${p.id} ${p.name}`)
+          .join(", ") || "none";
       throw new ProtocolError(ErrorCode.InvalidParams, `invalid params: target: no pane "${target}" (panes: ${known})`, {
         path: ["target"],
       });
     }
     return found;
+  }
+
+  /** A new pane's lineage: its maker's (found by the maker's delegation id), then its own id. */
+  #lineage(asker: Asker, own: string): string[] {
+    const from = asker.delegation;
+    if (from === null) return [own];
+    const maker = [...this.#panes.values()].find((t) => t.lineage.at(-1) === from);
+    return [...(maker?.lineage ?? [from]), own];
   }
 
   /** A new pane; `gate` is the creating session's, which its delegates' relayed approvals will ask. */
@@ -103,6 +165,7 @@ export class PaneTable {
         `refused: a pane here would run at delegation depth ${depth}, over the limit of ${maxDepth} (agent.max_delegation_depth)`,
       );
     }
+    this.#assertScreenBudget(params.cols, params.rows);
     if (params.name) this.assertNameFree(params.name);
     for (const key of Object.keys(params.env ?? {})) {
       if (key.startsWith("VENOM_")) {
@@ -141,11 +204,14 @@ export class PaneTable {
       },
       (ended) => void this.#ended(ended),
     );
+    // node-pty collects its own child; the daemon's reaper must leave it alone until then.
+    const released = spawnedChild(pane.pid);
+    void pane.exited().then(released);
     // node-pty starts the program as a session leader: its pid is its process group.
     const startTime = processStat(pane.pid)?.startTime ?? 0;
     const anchor = { pid: pane.pid, startTime };
     const forgetLauncher = this.host.launchers.add(recordId, { name: pane.name, grant: session.grant, gate });
-    this.#panes.set(id, { pane, recordId, anchor, forgetLauncher });
+    this.#panes.set(id, { pane, recordId, anchor, forgetLauncher, lineage: this.#lineage(session, parent) });
     writeRecord(this.host.home, {
       id: recordId,
       owner: this.host.owner,
@@ -205,7 +271,7 @@ export class PaneTable {
       // no key, credential, HOME or marker gets through.
       return {
         ...delegatedEnv({
-          base: process.env,
+          base: daemonEnv(),
           extra: params.env ?? {},
           home: this.host.home,
           agent,
@@ -219,10 +285,9 @@ export class PaneTable {
       };
     }
     // inherit: the daemon's environment, as tmux gives its server's, with this pane's markers.
-    const env: Record<string, string> = {};
-    for (const [key, value] of Object.entries(process.env)) {
-      if (value !== undefined && key !== MARKER_PARENT && key !== MARKER_DEPTH) env[key] = value;
-    }
+    const env = daemonEnv();
+    delete env[MARKER_PARENT];
+    delete env[MARKER_DEPTH];
     return { ...env, ...params.env, TERM: "xterm-256color", ...childMarkers(parent, parentDepth) };
   }
 
@@ -234,6 +299,7 @@ export class PaneTable {
     removeRecord(this.host.home, tracked.recordId);
     tracked.forgetLauncher();
     this.host.logger.info({ pane: pane.id, exitCode: pane.exitCode, signal: pane.signal }, "pane exited");
+    this.host.paneEnded?.();
   }
 
   /** HUP and TERM to the pane's whole process group (through pidfds), KILL after 2 s to whatever remains. */
@@ -260,6 +326,33 @@ export class PaneTable {
     pane.dispose();
   }
 
+  /** Resize a pane's screen model and pty, within the screen memory budget. */
+  resize(pane: Pane, cols: number, rows: number): void {
+    this.#assertScreenBudget(cols, rows, pane);
+    pane.resize(cols, rows);
+  }
+
+  /** Estimated bytes of a screen with its scrollback. */
+  #screenBytes(cols: number, rows: number): number {
+    return cols * (rows + this.host.config.mux.scrollback_lines) * BYTES_PER_CELL;
+  }
+
+  /** Refuse a screen of cols x rows (new, or replacing `resized`'s) that would take every pane's screens over the budget. */
+  #assertScreenBudget(cols: number, rows: number, resized?: Pane): void {
+    const budget = this.host.config.mux.max_screen_memory_mb * 1024 * 1024;
+    const others = this.list()
+      .filter((pane) => pane !== resized)
+      .reduce((sum, pane) => sum + this.#screenBytes(pane.info().cols, pane.info().rows), 0);
+    const wanted = this.#screenBytes(cols, rows);
+    if (others + wanted > budget) {
+      const mib = (bytes: number) => Math.ceil(bytes / (1024 * 1024));
+      throw new ProtocolError(
+        ErrorCode.Busy,
+        `busy: a ${cols}x${rows} screen with ${this.host.config.mux.scrollback_lines} lines of scrollback needs about ${mib(wanted)} MiB; panes already use about ${mib(others)} of ${this.host.config.mux.max_screen_memory_mb} MiB (mux.max_screen_memory_mb)`,
+      );
+    }
+  }
+
   /** Names are targets, so two panes may not share one. */
   assertNameFree(name: string, except?: Pane): void {
     if (this.list().some((p) => p !== except && p.name === name)) {
@@ -270,6 +363,10 @@ export class PaneTable {
   async closeAll(): Promise<void> {
     await Promise.all(this.list().map((pane) => this.kill(pane)));
   }
+}
+
+function mayTouch(asker: Asker, tracked: Tracked): boolean {
+  return asker.principal.kind !== "delegate" || (asker.delegation !== null && tracked.lineage.includes(asker.delegation));
 }
 
 /** Does `program` name an executable, directly or on PATH? */

@@ -101,7 +101,9 @@ describe("the approval relay", () => {
       await expect
         .poll(
           async () =>
-            ((await client.callTool("agent_jobs", {})).data?.jobs as { name: string; state: string }[]).find((j) => j.name === name)?.state,
+            ((await client.callTool("agent_jobs", {})).data?.jobs as { name: string; state: string }[] | undefined)?.find(
+              (j) => j.name === name,
+            )?.state,
           {
             timeout: 30_000,
           },

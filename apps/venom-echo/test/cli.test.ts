@@ -71,13 +71,7 @@ describe("venom-echo CLI", () => {
     const session = `venom-echo-test-${process.pid}`;
     const tmux = (...args: string[]) => execFileSync("tmux", ["-L", session, ...args], { encoding: "utf8" });
     const screen = () => tmux("capture-pane", "-p", "-t", session);
-    const waitFor = async (pattern: RegExp) => {
-      for (let i = 0; i < 200; i++) {
-        if (pattern.test(screen())) return;
-        await new Promise((r) => setTimeout(r, 50));
-      }
-      throw new Error(`screen never matched ${pattern}:\n${screen()}`);
-    };
+    const waitFor = (pattern: RegExp) => expect.poll(screen, { timeout: 30_000 }).toMatch(pattern);
     const command = (answer: string) =>
       `env VENOM_HOME=${daemon.home} ${process.execPath} ${ECHO_BIN} call read '{"path":".env"}'; echo "exit=$?" # ${answer}`;
     tmux("new-session", "-d", "-s", session, "-x", "160", "-y", "40", "sh");

@@ -2,7 +2,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { chmodSync, mkdirSync, realpathSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { PROTOCOL } from "@venom/proto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { cleanupAll, cli, ECHO_BIN, startEcho, type TestDaemon } from "../../../testkit/daemon.js";
 
 let daemon: TestDaemon;
@@ -98,12 +98,15 @@ describe("peer identity (SO_PEERCRED, /proc environ)", () => {
     const result = cli(daemon, ["restart", "--when-idle", "--json"], { VENOM_DELEGATION_DEPTH: "1", VENOM_PARENT: "orch/x" });
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout)).toEqual({ scheduled: true, whenIdle: true });
-    let after: { pid?: number } = {};
-    for (let i = 0; i < 200 && !(after.pid && after.pid !== before.pid); i++) {
-      await new Promise((r) => setTimeout(r, 50));
-      const status = cli(daemon, ["status", "--json"]);
-      if (status.code === 0) after = JSON.parse(status.stdout);
-    }
+    const after = await vi.waitFor(
+      () => {
+        const status = cli(daemon, ["status", "--json"]);
+        const now: { pid?: number } = status.code === 0 ? JSON.parse(status.stdout) : {};
+        if (!now.pid || now.pid === before.pid) throw new Error("not restarted yet");
+        return now;
+      },
+      { timeout: 45_000, interval: 50 },
+    );
     expect(after.pid).toBeGreaterThan(0);
     expect(after.pid).not.toBe(before.pid);
     // The restarted daemon is detached from this test: stop it as the owner.

@@ -142,6 +142,8 @@ describe("read is contained in the session workspace (spec, Tool rules)", () => 
     await expect(client.callTool("read", { path: "x" })).rejects.toMatchObject({ code: -32005 });
     client.close();
     writeFileSync(join(project, ".venom", "config.toml"), "[approval]\nauto_approve = true\n");
-    await expect(connect(daemon, { workspace: project })).rejects.toThrow(/config.toml: key approval.auto_approve is not allowed/);
+    const refused = await connect(daemon, { workspace: project });
+    await expect(refused.callTool("echo", { text: "x" })).rejects.toThrow(/config.toml: key approval.auto_approve is not allowed/);
+    refused.close();
   });
 });

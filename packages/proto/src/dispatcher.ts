@@ -2,6 +2,7 @@ import { type ApprovalGate, askApproval } from "./approval.js";
 import { bounded, diagnosticFor } from "./diagnostics.js";
 import { invalidParams, ProtocolError } from "./errors.js";
 import type { Snapshot } from "./snapshot.js";
+import { cutMiddle, terminalSafe } from "./terminal-text.js";
 import type { ToolDefinition } from "./tools.js";
 import { ErrorCode, type Grant, type Risk, type ToolResult } from "./wire.js";
 
@@ -98,11 +99,9 @@ export class Dispatcher<Context> {
       input,
       callId: request.callId,
       // A risk function that throws is treated as the riskiest answer its effect allows.
-      risk: guard((): Risk => definition.risk(input), definition.effect === "mutating" ? "process" : "secret-read"),
-      summary: bounded(
-        guard(() => definition.summarize(input, session.context), definition.name),
-        MAX_SUMMARY_CHARS,
-      ),
+      risk: guard((): Risk => definition.risk(input, session.context), definition.effect === "mutating" ? "process" : "secret-read"),
+      // Escaped for the terminal it is shown on, and cut in the middle: a long command cannot hide its end.
+      summary: cutMiddle(terminalSafe(guard(() => definition.summarize(input, session.context), definition.name)), MAX_SUMMARY_CHARS),
       timeoutSeconds,
       signal: controller.signal,
       session,
@@ -129,6 +128,7 @@ export class Dispatcher<Context> {
         signal: call.signal,
         timeoutSeconds: call.timeoutSeconds,
         context: call.session.context,
+        risk: call.risk,
       });
       return { ...outcome, status: outcome.status ?? "ok" };
     } catch (thrown) {
@@ -168,7 +168,7 @@ function finish(definition: ToolDefinition, result: ToolResult, maxOutputBytes: 
   if (result.data !== undefined) {
     out.data = JSON.stringify(result.data).length <= MAX_DATA_CHARS ? result.data : { omitted: "data over the size limit" };
   }
-  if (result.error) out.error = { message: bounded(result.error.message, 1024), retry: result.error.retry };
+  if (result.error) out.error = { message: bounded(terminalSafe(result.error.message), 1024), retry: result.error.retry };
   if (out.status === "uncertain") {
     if (definition.effect !== "mutating") out.status = "failed";
     else out.error = { message: out.error?.message ?? "outcome unknown", retry: "forbidden" };

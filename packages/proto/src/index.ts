@@ -8,5 +8,6 @@ export * from "./grants.js";
 export * from "./identity.js";
 export * from "./reference.js";
 export * from "./snapshot.js";
+export * from "./terminal-text.js";
 export * from "./tools.js";
 export * from "./wire.js";

@@ -9,6 +9,8 @@ export interface ToolCall<Context> {
   /** Seconds the call may run: the caller's choice bounded by the configured ceiling. */
   readonly timeoutSeconds: number;
   readonly context: Context;
+  /** The risk the approval decision was made on, so a tool can refuse what turned out riskier at run time. */
+  readonly risk: Risk;
 }
 
 export interface ToolSpec<Input, Context> {
@@ -18,15 +20,15 @@ export interface ToolSpec<Input, Context> {
   capabilities: Iterable<Capability>;
   effect: Effect;
   replay: Replay;
-  /** A short, human-readable account of this call for the approval prompt. */
+  /** A short, human-readable account of this call for the approval prompt; the context lets it say what a path really is. */
   summarize(input: Input, context: Context): string;
   /**
    * Checks this call's options against what the tool takes, before approval is
    * asked and before anything starts; throws a ProtocolError naming the field.
    */
   precheck?(input: Input, context: Context): void;
-  /** The risk of this call; defaults to one derived from effect and capabilities. */
-  risk?(input: Input): Risk;
+  /** The risk of this call; defaults to one derived from effect and capabilities. The context lets it look at what the input names. */
+  risk?(input: Input, context?: Context): Risk;
   /** This call's replay contract when it differs from the definition's (e.g. a write with an expected hash is idempotent). */
   replayOf?(input: Input): Replay;
   run(input: Input, call: ToolCall<Context>): Promise<Omit<ToolResult, "status"> & { status?: ToolResult["status"] }>;
@@ -34,7 +36,7 @@ export interface ToolSpec<Input, Context> {
 
 export interface ToolDefinition<Input = any, Context = any> extends Readonly<Omit<ToolSpec<Input, Context>, "capabilities">> {
   readonly capabilities: readonly Capability[];
-  risk(input: Input): Risk;
+  risk(input: Input, context?: Context): Risk;
   replayOf(input: Input): Replay;
 }
 

@@ -101,7 +101,7 @@ export function delegatedEnv(options: DelegatedEnvOptions): Record<string, strin
   }
 
   const agentHome = join(home.agents, agent);
-  privateDir(home.root);
+  privateDir(home.root, { followLink: true });
   privateDir(home.agents);
   privateDir(agentHome);
   env.HOME = agentHome;

@@ -1,4 +1,4 @@
-import { createConnection } from "node:net";
+import { createConnection, type Socket } from "node:net";
 import type { Readable, Writable } from "node:stream";
 import {
   AllMethods,
@@ -25,6 +25,49 @@ export interface ClientOptions {
   /** Answers approval requests. Without one the client declares no gate and every approval denies. */
   gate?: (request: ApprovalRequest) => Promise<"approve" | "deny">;
   onEvent?: (method: string, params: unknown) => void;
+  /**
+   * How long a request other than `tools/call` (and `pane/wait`, which waits
+   * as long as it was asked to) may go unanswered before it fails with
+   * RequestTimeout; hello included. Default 20 s; 0 waits forever.
+   */
+  requestTimeoutMs?: number;
+}
+
+export const DEFAULT_REQUEST_TIMEOUT_MS = 20_000;
+
+/** The daemon did not answer in time: the request failed, and its late answer, if any, is ignored. */
+export class RequestTimeout extends Error {
+  override readonly name = "RequestTimeout";
+}
+
+/** A request that fails with RequestTimeout after `timeoutMs` (0: never). */
+async function timedRequest(rpc: RpcPeer, method: string, params: unknown, timeoutMs: number): Promise<unknown> {
+  if (timeoutMs <= 0) return rpc.request(method, params);
+  const controller = new AbortController();
+  const timer = setTimeout(
+    () =>
+      controller.abort(new RequestTimeout(`no answer to ${method} within ${Math.round(timeoutMs / 1000)} s: the daemon is not answering`)),
+    timeoutMs,
+  );
+  try {
+    return await rpc.request(method, params, controller.signal);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+export class ForeignServerError extends Error {
+  override readonly name = "ForeignServerError";
+}
+
+async function assertServerIsUs(socket: Socket, socketPath: string): Promise<void> {
+  // Loaded here, not at import: a CLI command that never connects does not load the native bindings.
+  const { peerCredentials, socketFd } = await import("@venom/native");
+  const { uid } = peerCredentials(socketFd(socket));
+  const own = process.geteuid?.() ?? uid;
+  if (uid !== own) {
+    throw new ForeignServerError(`the server on ${socketPath} runs as uid ${uid}, not as you (uid ${own}): refusing to talk to it`);
+  }
 }
 
 /** A venom/1 client over a socket or a pair of streams. */
@@ -32,14 +75,26 @@ export class VenomClient {
   private constructor(
     readonly rpc: RpcPeer,
     readonly hello: HelloResult,
+    private readonly timeoutMs: number,
   ) {}
 
+  /**
+   * Connect to a daemon's socket. Before a byte is sent, the kernel's word on
+   * who listens (SO_PEERCRED) must be this process's own uid: a socket planted
+   * by another user never sees a hello, let alone a tool call.
+   */
   static async connect(socketPath: string, options: ClientOptions): Promise<VenomClient> {
     const socket = createConnection(socketPath);
     await new Promise<void>((resolve, reject) => {
       socket.once("connect", resolve);
       socket.once("error", reject);
     });
+    try {
+      await assertServerIsUs(socket, socketPath);
+    } catch (error) {
+      socket.destroy();
+      throw error;
+    }
     return VenomClient.over(socket, socket, options);
   }
 
@@ -56,18 +111,31 @@ export class VenomClient {
         closed = true;
       },
     });
-    const hello = HelloResultSchema.parse(
-      await rpc.request("hello", {
-        protocol: PROTOCOL,
-        client: options.client,
-        ...(options.workspace ? { workspace: options.workspace } : {}),
-        approvals: options.gate !== undefined,
-        ...(options.autoApprove ? { autoApprove: true } : {}),
-        ...(options.noTools ? { noTools: true } : {}),
-      }),
-    );
+    const timeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+    let hello: HelloResult;
+    try {
+      hello = HelloResultSchema.parse(
+        await timedRequest(
+          rpc,
+          "hello",
+          {
+            protocol: PROTOCOL,
+            client: options.client,
+            ...(options.workspace ? { workspace: options.workspace } : {}),
+            approvals: options.gate !== undefined,
+            ...(options.autoApprove ? { autoApprove: true } : {}),
+            ...(options.noTools ? { noTools: true } : {}),
+          },
+          timeoutMs,
+        ),
+      );
+    } catch (error) {
+      // Nothing more will be said on a connection whose hello failed: close it, so no caller is left holding it open.
+      rpc.close();
+      throw error;
+    }
     if (closed) throw new Error("connection closed after hello");
-    return new VenomClient(rpc, hello);
+    return new VenomClient(rpc, hello, timeoutMs);
   }
 
   /** Call a venom/1 method; the result is checked against proto's schema for it. */
@@ -75,8 +143,15 @@ export class VenomClient {
     method: M,
     params?: z.input<(typeof AllMethods)[M]["params"]>,
   ): Promise<z.infer<(typeof AllMethods)[M]["result"]>> {
-    const result = await this.rpc.request(method, params);
+    const result = await timedRequest(this.rpc, method, params, this.#timeoutFor(method, params));
     return AllMethods[method].result.parse(result) as z.infer<(typeof AllMethods)[M]["result"]>;
+  }
+
+  /** pane/wait waits as long as it was asked to (forever without a timeout), plus the usual allowance. */
+  #timeoutFor(method: string, params: unknown): number {
+    if (method !== "pane/wait" || this.timeoutMs <= 0) return this.timeoutMs;
+    const seconds = (params as { timeoutSeconds?: number } | undefined)?.timeoutSeconds;
+    return seconds === undefined ? 0 : seconds * 1000 + this.timeoutMs;
   }
 
   async callTool(

@@ -1,9 +1,11 @@
-import { readFileSync } from "node:fs";
+import { closeSync, constants, openSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
+import { O_DIRECTORY, openBeneath } from "@venom/native";
 import { ApprovalPolicySchema, stricterPolicy } from "@venom/proto";
 import { parse as parseToml } from "smol-toml";
 import { z } from "zod";
 import { DEFAULT_FRAME_LIMIT } from "./framing.js";
+import { openByName, readRegularFile, UnreadableFile } from "./private-files.js";
 
 const positiveInt = z.number().int().positive();
 
@@ -68,6 +70,8 @@ export const ConfigSchema = z.strictObject({
       max_panes: positiveInt.max(4096).default(256),
       /** Let a pane's OSC 52 clipboard writes through to an attached terminal (tmux's set-clipboard); off: dropped. */
       allow_clipboard: z.boolean().default(false),
+      /** Budget for every pane's screen and scrollback together, estimated at 12 bytes a cell (xterm's buffer). */
+      max_screen_memory_mb: positiveInt.max(1024 * 1024).default(3072),
     })
     .prefault({}),
   sandbox: SandboxSchema.prefault({}),
@@ -103,13 +107,19 @@ export class ConfigError extends Error {
   override readonly name = "ConfigError";
 }
 
-function readToml(file: string): unknown | undefined {
+/** Far above any real configuration; bounds what a planted file can make the daemon read and parse. */
+export const MAX_CONFIG_BYTES = 256 * 1024;
+
+/** A config file: a regular file (no symlink, FIFO or device), bounded, read without waiting. */
+function readToml(file: string, open: (flags: number) => number = openByName(file)): unknown | undefined {
   let text: string;
   try {
-    text = readFileSync(file, "utf8");
+    const bytes = readRegularFile(file, open, MAX_CONFIG_BYTES);
+    if (bytes === undefined) return undefined;
+    text = bytes.toString("utf8");
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw new ConfigError(`${file}: cannot be read (${(error as NodeJS.ErrnoException).code ?? "error"})`);
+    if (error instanceof UnreadableFile) throw new ConfigError(error.message);
+    throw error;
   }
   try {
     return parseToml(text);
@@ -144,10 +154,18 @@ export function loadUserConfig(configFile: string, overrides: { policy?: z.infer
 /** The workspace's project config applied last, as a restriction only. */
 export function applyProjectConfig(config: Config, workspace: string): Config {
   const file = join(workspace, ".venom", "config.toml");
+  // Opened beneath the workspace: a .venom or config.toml that is a symlink leading out is refused by the kernel.
+  const dir = openSync(workspace, constants.O_RDONLY | O_DIRECTORY);
+  let raw: unknown;
+  try {
+    raw = readToml(file, (flags) => openBeneath(dir, ".venom/config.toml", flags));
+  } finally {
+    closeSync(dir);
+  }
   const project = parseWith(
     ProjectConfigSchema,
     file,
-    readToml(file),
+    raw,
     " (project configuration can only lower limits, choose a stricter approval policy, or disable tools)",
   );
   return { ...restrict(config, project), sandbox: restrictSandbox(config.sandbox, project.sandbox ?? {}, file) };

@@ -23,6 +23,7 @@ import {
   dispatchSession,
   establishSession,
   type HelloContext,
+  requireProjectConfig,
   type SessionLink,
   type SessionState,
   sessionNotices,
@@ -70,6 +71,8 @@ export interface ConnectionSession<Context> {
 }
 
 const MAX_CALLS_PER_CONNECTION = 16;
+/** A peer that has not said hello by then is closed: a silent connection must not hold a slot. */
+export const HELLO_DEADLINE_MS = 5_000;
 
 /** One client connection: hello first, then venom/1 methods under the session's grant. */
 export class Connection<Context> {
@@ -77,6 +80,7 @@ export class Connection<Context> {
   #session: ConnectionSession<Context> | null = null;
   readonly #calls = new Map<string, AbortController>();
   readonly #closed = new AbortController();
+  readonly #helloDeadline: NodeJS.Timeout;
 
   constructor(
     private readonly host: ConnectionHost<Context>,
@@ -93,6 +97,7 @@ export class Connection<Context> {
         request: (method, params, id) => this.#request(method, params, id),
         diagnostic: (what) => host.logger.warn({ peerPid: peer.pid }, bounded(what)),
         closed: () => {
+          clearTimeout(this.#helloDeadline);
           // A closed connection cancels its calls: nobody is left to receive them.
           for (const controller of this.#calls.values()) controller.abort();
           this.#closed.abort();
@@ -102,6 +107,11 @@ export class Connection<Context> {
       },
       { frameLimit: host.frameLimit },
     );
+    const deadline = setTimeout(() => {
+      if (!this.#session) this.rpc.failClosed(new ProtocolError(ErrorCode.HelloRequired, `no hello within ${HELLO_DEADLINE_MS / 1000} s`));
+    }, HELLO_DEADLINE_MS);
+    deadline.unref();
+    this.#helloDeadline = deadline;
   }
 
   /**
@@ -242,6 +252,7 @@ export class Connection<Context> {
     session: ConnectionSession<Context>,
     params: { name: string; arguments: Record<string, unknown>; timeoutSeconds?: number | undefined; callId?: string | undefined },
   ) {
+    requireProjectConfig(session.state);
     if (this.#calls.size >= MAX_CALLS_PER_CONNECTION) {
       throw new ProtocolError(ErrorCode.Busy, `busy: at most ${MAX_CALLS_PER_CONNECTION} calls at once per connection`);
     }

@@ -1,14 +1,15 @@
 import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { chmodSync, existsSync, realpathSync, unlinkSync } from "node:fs";
+import { chmodSync, lstatSync, realpathSync, type Stats, unlinkSync } from "node:fs";
 import { createServer, type Server, type Socket } from "node:net";
 import type { Readable, Writable } from "node:stream";
 import { setChildSubreaper } from "@venom/native";
 import { type Decorator, Dispatcher, ErrorCode, ProtocolError, parseMarkers, Snapshot, type ToolDefinition } from "@venom/proto";
+import { reapStraysOnSigchld, spawnedChild } from "./adopted.js";
 import type { Config } from "./config.js";
 import { type AppMethod, Connection, type ConnectionHost } from "./connection.js";
 import { type DelegationOwner, findAncestorRecord, reapOrphans } from "./delegations.js";
-import type { AppName, VenomHome } from "./home.js";
+import { type AppName, UnsafeHomeError, type VenomHome } from "./home.js";
 import { createLogger, type Logger } from "./log.js";
 import { checkPeer, type PeerFacts } from "./peer.js";
 import { processStat } from "./proc.js";
@@ -28,6 +29,8 @@ export interface AppDefinition<Context> {
   methods?(daemon: Daemon<Context>): Readonly<Record<string, AppMethod<Context>>>;
   /** What the app adds to `status` notices (e.g. jobs a crash interrupted). */
   notices?(): string[];
+  /** Work beyond tool calls that a restart --when-idle must wait for (venom-mux: a running pane); call Daemon.checkIdle when it ends. */
+  busy?(): boolean;
   /** Runs first when the daemon stops, e.g. to end every pane. */
   beforeStop?(): Promise<void>;
   /** What tools see of a session (e.g. its workspace opened as a directory fd), and how to reach its client. */
@@ -44,6 +47,12 @@ export interface DaemonOptions {
 }
 
 const MAX_CONNECTIONS = 128;
+/**
+ * Slots beyond MAX_CONNECTIONS that only a peer with no delegation evidence
+ * (no markers in its environment, no recorded ancestor) may take: delegates
+ * holding every ordinary slot cannot lock the owner out of status and stop.
+ */
+const OWNER_RESERVE = 8;
 
 /**
  * A venom/1 daemon: one socket at $VENOM_HOME/state/<app>.sock (0600 in a 0700
@@ -107,11 +116,15 @@ export class Daemon<Context> implements ConnectionHost<Context> {
 
   async listen(): Promise<void> {
     const path = this.socketPath;
-    if (existsSync(path)) {
+    const existing = lstatIfAny(path);
+    if (existing) {
+      // Only a socket is probed: a planted symlink could lead the probe to somebody else's socket.
+      if (!existing.isSocket()) throw new UnsafeHomeError(`${path}: refused: something other than a socket is there; remove it`);
       if (await answers(path)) throw new Error(`a ${this.definition.server.name} daemon is already running on ${path}`);
       unlinkSync(path);
     }
     setChildSubreaper();
+    reapStraysOnSigchld();
     // Processes a crashed predecessor left running are stopped before anything new starts.
     for (const orphan of await reapOrphans(this.options.home)) {
       this.logger.warn(
@@ -154,7 +167,8 @@ export class Daemon<Context> implements ConnectionHost<Context> {
       socket.destroy();
       return;
     }
-    if (this.#connections.size >= MAX_CONNECTIONS || this.#stopping) {
+    const limit = this.#mayBeOwner(check.peer) ? MAX_CONNECTIONS + OWNER_RESERVE : MAX_CONNECTIONS;
+    if (this.#connections.size >= limit || this.#stopping) {
       const error = new ProtocolError(
         ErrorCode.Busy,
         this.#stopping ? "busy: the daemon is stopping" : `busy: at most ${MAX_CONNECTIONS} connections`,
@@ -164,6 +178,12 @@ export class Daemon<Context> implements ConnectionHost<Context> {
     }
     this.#open("socket", check.peer, socket, socket, () => undefined);
     socket.resume();
+  }
+
+  /** Only looked at once the ordinary slots are full: no delegation marker in its environment and no recorded ancestor. */
+  #mayBeOwner(peer: PeerFacts): boolean {
+    if (this.#connections.size < MAX_CONNECTIONS) return false;
+    return peer.environ.depth === 0 && findAncestorRecord(this.options.home, peer.pid) === null;
   }
 
   #open(transport: Transport, peer: PeerFacts, input: Readable, output: Writable, onClosed: () => void): void {
@@ -234,12 +254,25 @@ export class Daemon<Context> implements ConnectionHost<Context> {
   }
   callFinished(): void {
     this.#activeCalls--;
-    if (this.#activeCalls === 0 && this.#restartWhenIdle) void this.#restartNow();
+    this.checkIdle();
+  }
+
+  /** No call running and nothing the app counts as busy. */
+  get idle(): boolean {
+    return this.#activeCalls === 0 && !this.definition.busy?.();
+  }
+
+  /** A pending restart --when-idle happens once the daemon is idle; apps call this when their own work ends. */
+  checkIdle(): void {
+    if (this.#restartWhenIdle && this.idle) {
+      this.#restartWhenIdle = false;
+      void this.#restartNow();
+    }
   }
 
   restart(whenIdle: boolean): void {
     this.logger.info({ whenIdle }, "restart requested");
-    if (whenIdle && this.#activeCalls > 0) this.#restartWhenIdle = true;
+    if (whenIdle && !this.idle) this.#restartWhenIdle = true;
     else void this.#restartNow();
   }
 
@@ -247,6 +280,7 @@ export class Daemon<Context> implements ConnectionHost<Context> {
   async #restartNow(): Promise<void> {
     await this.stop();
     const child = spawn(process.execPath, process.argv.slice(1), { detached: true, stdio: "ignore", env: process.env });
+    if (child.pid !== undefined) child.once("exit", spawnedChild(child.pid));
     child.unref();
   }
 
@@ -272,5 +306,14 @@ export class Daemon<Context> implements ConnectionHost<Context> {
       this.#markStopped();
     })();
     return this.#stopping;
+  }
+}
+
+function lstatIfAny(path: string): Stats | undefined {
+  try {
+    return lstatSync(path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw error;
   }
 }

@@ -61,7 +61,8 @@ function recordPath(home: VenomHome, id: string): string {
 export function writeRecord(home: VenomHome, record: DelegationRecord): void {
   const valid = DelegationRecordSchema.parse(record);
   const path = recordPath(home, valid.id);
-  for (const dir of [home.root, home.state, home.delegations]) privateDir(dir);
+  privateDir(home.root, { followLink: true });
+  for (const dir of [home.state, home.delegations]) privateDir(dir);
   writeFileAtomic(path, `${JSON.stringify(valid)}\n`);
 }
 

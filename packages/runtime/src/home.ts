@@ -1,5 +1,17 @@
 import { randomBytes } from "node:crypto";
-import { chmodSync, closeSync, fsyncSync, mkdirSync, openSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
+import {
+  chmodSync,
+  closeSync,
+  fsyncSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  realpathSync,
+  renameSync,
+  type Stats,
+  unlinkSync,
+  writeSync,
+} from "node:fs";
 import { homedir } from "node:os";
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 
@@ -38,21 +50,67 @@ export class VenomHome {
   get configFile(): string {
     return join(this.root, "config.toml");
   }
+  /**
+   * The app's socket path. Linux keeps at most 107 bytes of it (sun_path is 108
+   * with the NUL) and Node silently binds a truncated name, which `stop` could
+   * then never find; so a longer path is an error here, for daemon and client alike.
+   */
   socket(app: AppName): string {
-    return join(this.state, `${app}.sock`);
+    const path = join(this.state, `${app}.sock`);
+    const bytes = Buffer.byteLength(path);
+    if (bytes > MAX_SOCKET_PATH_BYTES) {
+      throw new Error(
+        `the socket path ${path} is ${bytes} bytes; a Unix socket path holds at most ${MAX_SOCKET_PATH_BYTES} bytes (sun_path): choose a shorter VENOM_HOME`,
+      );
+    }
+    return path;
   }
 
-  /** Create the instance's directories with mode 0700, tightening any that exist looser. */
+  /** Create the instance's directories 0700; refuse any that another uid could have planted files in. */
   ensure(): this {
-    for (const dir of [this.root, this.state, this.logs, this.agents, this.delegations]) privateDir(dir);
+    privateDir(this.root, { followLink: true });
+    for (const dir of [this.state, this.logs, this.agents, this.delegations]) privateDir(dir);
     return this;
   }
 }
 
-/** A directory only its owner can enter: created 0700, and chmod-ed back to 0700 if found looser. */
-export function privateDir(dir: string): void {
+export const MAX_SOCKET_PATH_BYTES = 107;
+
+/** A Venom directory that another uid owns or could write to: files planted in it stay planted, so it is refused. */
+export class UnsafeHomeError extends Error {
+  override readonly name = "UnsafeHomeError";
+}
+
+/**
+ * A directory only its owner can enter. Created 0700 if missing. One that exists
+ * must be a real directory (a symlink is refused, never followed; only the home
+ * root itself may be a symlink the user made), owned by this euid and not writable
+ * by group or others, else UnsafeHomeError names it and why: no chmod-and-continue.
+ * Read and search bits for others are only tightened, since nobody could plant through them.
+ */
+export function privateDir(dir: string, options: { followLink?: boolean } = {}): void {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
-  if ((statSync(dir).mode & 0o077) !== 0) chmodSync(dir, 0o700);
+  let stat = lstatSync(dir);
+  if (stat.isSymbolicLink()) {
+    if (!options.followLink) throw new UnsafeHomeError(`${dir}: refused: it is a symlink; Venom's directories must be real directories`);
+    stat = lstatSync(realpathSync(dir));
+  }
+  assertPrivate(dir, stat, "directory");
+  if ((stat.mode & 0o077) !== 0) chmodSync(dir, 0o700);
+}
+
+/** The owner and mode rule for Venom's own directories and files. */
+export function assertPrivate(path: string, stat: Stats, what: "directory" | "file"): void {
+  if (what === "directory" ? !stat.isDirectory() : !stat.isFile()) {
+    throw new UnsafeHomeError(`${path}: refused: not a ${what === "directory" ? "directory" : "regular file"}`);
+  }
+  const euid = process.geteuid?.() ?? stat.uid;
+  if (stat.uid !== euid) throw new UnsafeHomeError(`${path}: refused: owned by uid ${stat.uid}, not by you (uid ${euid})`);
+  if ((stat.mode & 0o022) !== 0) {
+    throw new UnsafeHomeError(
+      `${path}: refused: writable by group or others (mode ${(stat.mode & 0o777).toString(8)}); check nothing was planted in it, then chmod 700 it`,
+    );
+  }
 }
 
 /**

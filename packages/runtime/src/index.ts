@@ -1,3 +1,4 @@
+export * from "./adopted.js";
 export * from "./child-env.js";
 export * from "./cli/index.js";
 export * from "./client.js";
@@ -10,6 +11,7 @@ export * from "./home.js";
 export * from "./log.js";
 export * from "./notices.js";
 export * from "./peer.js";
+export * from "./private-files.js";
 export * from "./proc.js";
 export * from "./process-runner.js";
 export * from "./relay.js";

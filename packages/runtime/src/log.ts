@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import pino, { type Logger } from "pino";
 import type { AppName, VenomHome } from "./home.js";
+import { openPrivateAppend } from "./private-files.js";
 
 export type { Logger };
 
@@ -11,7 +12,8 @@ export type { Logger };
  * The redact list below is the second line of defence, not the first.
  */
 export function createLogger(home: VenomHome, app: AppName): Logger {
-  const destination = pino.destination({ dest: join(home.logs, `${app}.log`), sync: true, mode: 0o600, mkdir: false });
+  // Opened by Venom, not by pino: a log planted as a symlink is refused, never followed.
+  const destination = pino.destination({ fd: openPrivateAppend(join(home.logs, `${app}.log`)), sync: true });
   return pino(
     {
       base: { app, pid: process.pid },

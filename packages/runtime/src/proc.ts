@@ -1,6 +1,8 @@
 import { closeSync, readdirSync, readFileSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 import { ECHILD, NativeError, pidfdOpen, pidfdSendSignal, WNOHANG, waitpid } from "@venom/native";
+import { MARKER_PARENT } from "@venom/proto";
+import { readVenomEnviron } from "./peer.js";
 
 // Process facts from /proc, and signalling that never hits a reused pid: a
 // process is named by pid AND start time, and signalled only through a pidfd
@@ -22,6 +24,16 @@ export interface ProcessStat {
 export interface ProcessRef {
   pid: number;
   startTime: number;
+}
+
+/**
+ * A process group's first process, and what every process Venom started in it
+ * carries: the VENOM_PARENT value of its delegation. Without `parent`, a group
+ * whose leader has exited is trusted as before (a live daemon's own groups,
+ * whose number the kernel holds while it waits for them).
+ */
+export interface GroupAnchor extends ProcessRef {
+  parent?: string;
 }
 
 /** /proc/<pid>/stat, or null if there is no such process (or it cannot be read). */
@@ -103,27 +115,34 @@ export function signalProcess(ref: ProcessRef, signal: NodeJS.Signals, pgid?: nu
 
 /**
  * Whether process group `pgid` is still the group `anchor` belonged to: its
- * leader (pid == pgid) is `anchor` itself or has exited, or `anchor` is
- * verifiably still in it. While a leader or any member holds the number, the
- * kernel cannot hand it to a new process, so a group whose leader exited is
- * still the original one (spec: "a process group only when its leader
- * matches or has exited").
+ * leader (pid == pgid) is `anchor` itself, or `anchor` is verifiably still in
+ * it. A group whose leader has exited may be another job that reused the
+ * number after ours ended (a daemon recovering from a crash cannot know), so
+ * with a `parent` it is ours only if every live member started no earlier than
+ * the anchor and carries its VENOM_PARENT (spec: "a process group only when its
+ * leader matches or has exited"); one stranger in it and nothing is signalled.
  */
-export function isSameGroup(pgid: number, anchor: ProcessRef): boolean {
+export function isSameGroup(pgid: number, anchor: GroupAnchor): boolean {
   const leader = processStat(pgid);
-  if (leader === null) return true;
+  if (leader === null) return anchor.parent === undefined || everyMemberCarries(pgid, anchor);
   const anchorStat = anchor.pid === pgid ? leader : processStat(anchor.pid);
   return anchorStat?.startTime === anchor.startTime && (anchor.pid === pgid || anchorStat.pgid === pgid);
 }
 
+function everyMemberCarries(pgid: number, anchor: GroupAnchor): boolean {
+  return groupMembers(pgid)
+    .filter((member) => !isGone(member))
+    .every((member) => member.startTime >= anchor.startTime && readVenomEnviron(member.pid)?.[MARKER_PARENT] === anchor.parent);
+}
+
 /** The live members of the group, or none if it is not `anchor`'s group any more (see isSameGroup). */
-export function verifiedMembers(pgid: number, anchor: ProcessRef): ProcessStat[] {
+export function verifiedMembers(pgid: number, anchor: GroupAnchor): ProcessStat[] {
   if (!isSameGroup(pgid, anchor)) return [];
   return groupMembers(pgid).filter((member) => !isGone(member));
 }
 
 /** Sends `signal` to every verified live member of the group, each through its own pidfd; returns the pids signalled. */
-export function signalGroup(pgid: number, anchor: ProcessRef, signal: NodeJS.Signals): number[] {
+export function signalGroup(pgid: number, anchor: GroupAnchor, signal: NodeJS.Signals): number[] {
   return verifiedMembers(pgid, anchor)
     .filter((member) => signalProcess(member, signal, pgid))
     .map((member) => member.pid);
@@ -148,7 +167,7 @@ const KILL_PATIENCE_MS = 5_000;
  * SIGKILLs the group's verified members until none is left (new ones forked
  * meanwhile are caught by the next round); returns every pid signalled.
  */
-export async function killGroup(pgid: number, anchor: ProcessRef): Promise<number[]> {
+export async function killGroup(pgid: number, anchor: GroupAnchor): Promise<number[]> {
   const killed = new Set<number>();
   await waitUntil(() => {
     for (const pid of signalGroup(pgid, anchor, "SIGKILL")) killed.add(pid);

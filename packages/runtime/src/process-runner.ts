@@ -3,6 +3,7 @@ import { realpathSync, statSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
 import type { Readable } from "node:stream";
 import { CallDeadline, ToolFailure } from "@venom/proto";
+import { spawnedChild } from "./adopted.js";
 import {
   groupMembers,
   isSameGroup,
@@ -119,6 +120,7 @@ export async function runProcess(options: RunProcessOptions): Promise<RunProcess
 
   // detached: setsid() in the child, so it leads a new session and process group.
   const child = spawn(file, args, { cwd, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+  if (child.pid !== undefined) child.once("exit", spawnedChild(child.pid));
   const output = new TailBuffer(maxOutputBytes);
   child.stdout.on("data", (chunk: Buffer) => output.push(chunk));
   child.stderr.on("data", (chunk: Buffer) => output.push(chunk));

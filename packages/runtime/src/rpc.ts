@@ -1,5 +1,14 @@
 import type { Readable, Writable } from "node:stream";
-import { bounded, diagnosticFor, ErrorCode, type ErrorObject, MessageSchema, ProtocolError, type RequestId } from "@venom/proto";
+import {
+  bounded,
+  diagnosticFor,
+  ErrorCode,
+  type ErrorObject,
+  MessageSchema,
+  ProtocolError,
+  type RequestId,
+  terminalSafe,
+} from "@venom/proto";
 import { DEFAULT_FRAME_LIMIT, FrameTooLarge, LineSplitter } from "./framing.js";
 
 export interface RpcHandlers {
@@ -28,6 +37,11 @@ export class RpcRemoteError extends Error {
 
 export class RpcClosed extends Error {
   override readonly name = "RpcClosed";
+}
+
+/** A request that could never fit one frame: refused before a byte is sent, so nobody waits for an answer that cannot come. */
+export class RequestTooLarge extends Error {
+  override readonly name = "RequestTooLarge";
 }
 
 /**
@@ -77,6 +91,15 @@ export class RpcPeer {
   request(method: string, params?: unknown, signal?: AbortSignal): Promise<unknown> {
     if (this.#closed) return Promise.reject(new RpcClosed("connection closed"));
     const id = this.#nextId++;
+    const message = params === undefined ? { jsonrpc: "2.0", id, method } : { jsonrpc: "2.0", id, method, params };
+    const bytes = Buffer.byteLength(JSON.stringify(message));
+    if (bytes >= this.#frameLimit) {
+      return Promise.reject(
+        new RequestTooLarge(
+          `the ${bounded(method, 64)} request is ${bytes} bytes, over the ${this.#frameLimit}-byte frame limit; nothing was sent`,
+        ),
+      );
+    }
     return new Promise((resolve, reject) => {
       const onAbort = () => {
         this.#pending.delete(id);
@@ -94,7 +117,7 @@ export class RpcPeer {
           reject(e);
         },
       });
-      this.#send(params === undefined ? { jsonrpc: "2.0", id, method } : { jsonrpc: "2.0", id, method, params });
+      this.#send(message);
     });
   }
 
@@ -116,7 +139,7 @@ export class RpcPeer {
   failClosed(error: ProtocolError, id: RequestId | null = null): void {
     if (this.#closed) return;
     this.handlers.diagnostic?.(`closing connection: ${error.message}`);
-    this.#send({ jsonrpc: "2.0", id, error: error.toObject() });
+    this.#send({ jsonrpc: "2.0", id, error: displayable(error) });
     this.close();
   }
 
@@ -198,7 +221,13 @@ export class RpcPeer {
       const protocolError =
         error instanceof ProtocolError ? error : new ProtocolError(ErrorCode.InternalError, diagnosticFor(bounded(method, 64), error));
       if (protocolError.closesConnection) this.failClosed(protocolError, id);
-      else this.#send({ jsonrpc: "2.0", id, error: protocolError.toObject() });
+      else this.#send({ jsonrpc: "2.0", id, error: displayable(protocolError) });
     }
   }
+}
+
+/** An error as sent: its message often quotes what the peer sent (a target, a path), so it is escaped for a terminal. */
+function displayable(error: ProtocolError): ErrorObject {
+  const object = error.toObject();
+  return { ...object, message: terminalSafe(object.message) };
 }

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { realpathSync, statSync } from "node:fs";
 import { sep } from "node:path";
 import {
@@ -37,6 +38,27 @@ export interface SessionState {
   readonly label: string;
   /** The delegation record a delegate descends from (by process ancestry); null for the owner or an unrecorded delegate. */
   readonly record: string | null;
+  /**
+   * The delegation this session acts for, by the strongest evidence: the
+   * recorded ancestor's VENOM_PARENT, else the environment's, else a name of
+   * its own; null for the owner. An app scopes what a delegate may touch by it
+   * (venom-mux: only the panes of this delegation's subtree).
+   */
+  readonly delegation: string | null;
+  /**
+   * Why the workspace's project config could not be applied, naming the file
+   * and key; null when it applied. Such a session keeps its handshake, status
+   * and management, but everything the project config would restrict (tool
+   * calls, new panes) is refused with this error: see requireProjectConfig.
+   */
+  readonly projectConfigError: string | null;
+}
+
+/** Refuse work that a project config would have restricted, when that config is invalid. */
+export function requireProjectConfig(state: SessionState): void {
+  if (state.projectConfigError !== null) {
+    throw new ProtocolError(ErrorCode.InvalidParams, state.projectConfigError, { path: ["workspace"] });
+  }
 }
 
 export type HelloParams = z.infer<typeof HelloParamsSchema>;
@@ -140,7 +162,7 @@ export function establishSession(raw: unknown, ctx: HelloContext): SessionState 
       },
     );
   }
-  const config = projectConfig(ctx.config, workspace);
+  const { config, error: projectConfigError } = projectConfig(ctx.config, workspace);
   const grant = computeGrant({
     principal,
     snapshot: ctx.snapshot,
@@ -152,23 +174,48 @@ export function establishSession(raw: unknown, ctx: HelloContext): SessionState 
   });
   // A delegate's questions travel the relay, which adds the chain it came through ("[echo via claude-1 depth 1]").
   const label = `[${ctx.app}]`;
-  const record = principal.kind === "delegate" ? (ctx.record?.id ?? null) : null;
-  return { principal, grant: Object.freeze(grant), snapshot: ctx.snapshot.restrict(grant.tools), workspace, config, label, record };
+  return {
+    principal,
+    grant: Object.freeze(grant),
+    snapshot: ctx.snapshot.restrict(grant.tools),
+    workspace,
+    config,
+    label,
+    record: principal.kind === "delegate" ? (ctx.record?.id ?? null) : null,
+    delegation: principal.kind === "delegate" ? delegationOf(ctx, claimed) : null,
+    projectConfigError,
+  };
 }
 
-/** The workspace's project config, as a restriction; a bad one is the caller's error, named. */
-function projectConfig(config: Config, workspace: string): Config {
+/**
+ * Ancestry first: a process can rewrite its environment, not its parentage.
+ * A claim alone names nothing another session could own, so it gets a fresh name.
+ */
+function delegationOf(ctx: HelloContext, claimed: Markers): string {
+  const ancestry = ctx.observed.find((o) => o.evidence === "ancestry")?.markers.parent;
+  return ancestry ?? ctx.peer.environ.parent ?? `unrecorded:${claimed.parent ?? "none"}:${randomUUID()}`;
+}
+
+/**
+ * The workspace's project config, as a restriction. A bad one does not fail
+ * the handshake (the owner must still reach status and stop); it is kept as
+ * the session's error, and the strictest policy stands in until it is fixed.
+ */
+function projectConfig(config: Config, workspace: string): { config: Config; error: string | null } {
   try {
-    return applyProjectConfig(config, workspace);
+    return { config: applyProjectConfig(config, workspace), error: null };
   } catch (error) {
-    if (error instanceof ConfigError) throw new ProtocolError(ErrorCode.InvalidParams, error.message, { path: ["workspace"] });
-    throw error;
+    if (!(error instanceof ConfigError)) throw error;
+    return { config: { ...config, approval: { policy: "never" } }, error: error.message };
   }
 }
 
 export function sessionNotices(state: SessionState): string[] {
-  const sandbox = sandboxNotice(state.config);
-  return state.principal.kind === "delegate" ? [sandbox, DELEGATE_NOTICE] : [sandbox];
+  const notices = [sandboxNotice(state.config)];
+  if (state.principal.kind === "delegate") notices.push(DELEGATE_NOTICE);
+  if (state.projectConfigError !== null)
+    notices.push(`project config not applied, so tool calls and new panes are refused: ${state.projectConfigError}`);
+  return notices;
 }
 
 /** The session's gate: asks the client over its own connection, when it declared one. */

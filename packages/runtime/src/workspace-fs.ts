@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
-import { closeSync, constants, fstatSync, fsyncSync, openSync, readSync, writeSync } from "node:fs";
-import { mkdirAt, NativeError, O_DIRECTORY, openBeneath, renameAt, unlinkAt } from "@venom/native";
+import { closeSync, constants, fstatSync, fsyncSync, openSync, readlinkSync, readSync, realpathSync, writeSync } from "node:fs";
+import { mkdirAt, NativeError, O_DIRECTORY, O_PATH, openBeneath, renameAt, unlinkAt } from "@venom/native";
 import { sha256Hex, ToolFailure } from "@venom/proto";
 
 /**
@@ -19,6 +19,7 @@ export function checkRelativePath(path: string): string {
   return parts.join("/");
 }
 
+// Matched on the lower-cased name: `.ENV` and `ID_RSA` are the same secrets (and are the same files on a case-insensitive mount).
 const SECRET_NAMES = [
   /^\.env(\..*)?$/,
   /^\.envrc$/,
@@ -37,7 +38,10 @@ const SECRET_DIRS = new Set([".ssh", ".aws", ".gnupg", ".docker", ".kube", ".azu
  * boundary (spec, "Tool rules").
  */
 export function isSecretLikePath(path: string): boolean {
-  const parts = path.split("/").filter((p) => p !== "" && p !== ".");
+  const parts = path
+    .toLowerCase()
+    .split("/")
+    .filter((p) => p !== "" && p !== ".");
   const name = parts.at(-1) ?? "";
   if (SECRET_NAMES.some((re) => re.test(name))) return true;
   return parts.slice(0, -1).some((dir, i) => SECRET_DIRS.has(dir) || SECRET_DIRS.has(`${dir}/${parts[i + 1]}`));
@@ -79,6 +83,8 @@ export interface ReadResult {
   content: Buffer;
   size: number;
   truncated: boolean;
+  /** The file actually read, relative to the workspace (differs from the path asked when symlinks led elsewhere). */
+  target: string;
 }
 
 /**
@@ -107,10 +113,37 @@ export class WorkspaceFs {
     }
   }
 
-  /** Read at most `maxBytes` of a regular file. */
+  /**
+   * Where `path` really leads, relative to the workspace, when symlinks make it
+   * differ from `path` itself; null when it does not exist, leaves, or is itself.
+   */
+  finalTarget(path: string): string | null {
+    let fd: number;
+    try {
+      fd = this.open(path, O_PATH);
+    } catch {
+      return null;
+    }
+    try {
+      const target = this.#relative(fd);
+      return target === checkRelativePath(path) ? null : target;
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  /** The workspace-relative path of an fd opened beneath it, as the kernel resolved it. */
+  #relative(fd: number): string | null {
+    const real = readlinkSync(`/proc/self/fd/${fd}`);
+    const root = realpathSync(this.root);
+    return real.startsWith(`${root}/`) ? real.slice(root.length + 1) : null;
+  }
+
+  /** Read at most `maxBytes` of a regular file; `target` is where it really is, as opened. */
   readFile(path: string, maxBytes: number): ReadResult {
     const fd = this.open(path, constants.O_RDONLY | constants.O_NOCTTY | constants.O_NONBLOCK);
     try {
+      const target = this.#relative(fd) ?? checkRelativePath(path);
       const stat = fstatSync(fd);
       if (!stat.isFile()) throw new ToolFailure(`${checkRelativePath(path)}: not a regular file`);
       const want = Math.min(stat.size, maxBytes);
@@ -121,7 +154,7 @@ export class WorkspaceFs {
         if (n === 0) break;
         got += n;
       }
-      return { content: buffer.subarray(0, got), size: stat.size, truncated: stat.size > got };
+      return { content: buffer.subarray(0, got), size: stat.size, truncated: stat.size > got, target };
     } finally {
       closeSync(fd);
     }
@@ -153,7 +186,13 @@ export class WorkspaceFs {
         }
       }
       const temp = `.${name.slice(0, 200)}.venom-${randomBytes(6).toString("hex")}.tmp`;
-      const fd = openBeneath(dirFd, temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, existing?.mode ?? 0o644);
+      const fd = openBeneath(
+        dirFd,
+        temp,
+        constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL,
+        // Permission bits only: a replaced setuid, setgid or sticky file never passes its bit to content the agent chose.
+        (existing?.mode ?? 0o644) & 0o777,
+      );
       let durable = true;
       try {
         for (let done = 0; done < content.length; ) done += writeSync(fd, content, done, content.length - done);

@@ -205,17 +205,38 @@ describe("reapOrphans", () => {
     expect(isGone(processStat(kept.pid))).toBe(false);
   });
 
-  it("stops the members of a group whose leader has already exited", async () => {
-    const { child, ref } = start(["sh", "-c", "sleep 300 & sleep 300 & echo started"]);
+  it("stops the members of a group whose leader has already exited, when each carries the record's marker", async () => {
+    const owner = await deadOwner();
+    const { child, ref } = start(["sh", "-c", "sleep 300 & sleep 300 & echo started"], {
+      ...process.env,
+      VENOM_PARENT: `${owner.instance}/orphan`,
+    });
     await new Promise((done) => child.once("exit", done));
     await waitUntil(() => liveMembers(ref.pid).length === 2, Date.now() + 5_000);
     expect(liveMembers(ref.pid)).toHaveLength(2);
-    writeRecord(home, record("orphan", ref, await deadOwner()));
+    writeRecord(home, record("orphan", ref, owner));
 
     const [outcome] = await reapOrphans(home);
 
     expect(outcome?.terminated).toHaveLength(2);
     expect(liveMembers(ref.pid)).toEqual([]);
+    expect(listRecords(home)).toEqual([]);
+  });
+
+  it("never signals an unrelated job whose group reuses the recorded number after its leader exited", async () => {
+    // An unrelated job: its group number is the recorded pgid, its leader is gone, its members carry no marker of ours.
+    const { child, ref } = start(["sh", "-c", "sleep 300 & sleep 300 & echo started"]);
+    await new Promise((done) => child.once("exit", done));
+    await waitUntil(() => liveMembers(ref.pid).length === 2, Date.now() + 5_000);
+    const members = liveMembers(ref.pid);
+    expect(members).toHaveLength(2);
+    // The record names an earlier process that had the same number.
+    writeRecord(home, record("stale-group", { pid: ref.pid, startTime: ref.startTime - 1 }, await deadOwner()));
+
+    const outcomes = await reapOrphans(home);
+
+    expect(outcomes).toEqual([{ id: "stale-group", terminated: [], killed: [] }]);
+    expect(liveMembers(ref.pid)).toEqual(members);
     expect(listRecords(home)).toEqual([]);
   });
 

@@ -9,8 +9,8 @@ import { paneMethod } from "./define.js";
  */
 export const attachMethod = (panes: PaneTable) =>
   paneMethod("pane/attach", async (params, session) => {
-    const pane = panes.resolve(params.target);
-    if (params.cols && params.rows) pane.resize(params.cols, params.rows);
+    const pane = panes.resolve(params.target, session.state);
+    if (params.cols && params.rows) panes.resize(pane, params.cols, params.rows);
     const attachment = randomUUID();
     const { rpc } = session;
     // Known to the session before the await: if the connection closes meanwhile, disposal still detaches it.

@@ -1,5 +1,5 @@
 import { askApproval, ErrorCode, ProtocolError } from "@venom/proto";
-import type { ConnectionSession } from "@venom/runtime";
+import { type ConnectionSession, requireProjectConfig } from "@venom/runtime";
 import type { MuxContext } from "../context.js";
 import type { PaneTable } from "../panes.js";
 import { type PaneParams, paneMethod } from "./define.js";
@@ -11,6 +11,8 @@ import { type PaneParams, paneMethod } from "./define.js";
  */
 export const newMethod = (panes: PaneTable) =>
   paneMethod("pane/new", async (params, session) => {
+    // Limits a project config lowers (depth, cwd's workspace) apply to new panes: a broken one refuses them.
+    requireProjectConfig(session.state);
     if (session.state.principal.kind === "delegate") await approveNewPane(params, session);
     const pane = panes.create(params, session.state, session.gate);
     if (params.lifetime === "connection") {

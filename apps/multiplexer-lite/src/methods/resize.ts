@@ -3,8 +3,8 @@ import { paneMethod } from "./define.js";
 
 /** Resize a pane: the screen model and the pty (the program gets SIGWINCH). */
 export const resizeMethod = (panes: PaneTable) =>
-  paneMethod("pane/resize", async (params) => {
-    const pane = panes.resolve(params.target);
-    pane.resize(params.cols, params.rows);
+  paneMethod("pane/resize", async (params, session) => {
+    const pane = panes.resolve(params.target, session.state);
+    panes.resize(pane, params.cols, params.rows);
     return pane.info();
   });

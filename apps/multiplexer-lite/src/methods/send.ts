@@ -9,8 +9,8 @@ import { paneMethod } from "./define.js";
  * carriage return, as a terminal sends it) when `enter`.
  */
 export const sendMethod = (panes: PaneTable) =>
-  paneMethod("pane/send", async (params) => {
-    const pane = panes.resolve(params.target);
+  paneMethod("pane/send", async (params, session) => {
+    const pane = panes.resolve(params.target, session.state);
     const items = (params.keys ?? []).map((item, index) => ("text" in item ? item.text : keyNamed(item.key, index)));
     const needsModes = params.paste === true || items.some((item) => typeof item !== "string");
     // Asked of the model only when they matter: after everything the program printed so far.

@@ -10,8 +10,8 @@ type Reason = "exit" | "quiet" | "output" | "timeout";
  * never longer than the timeout.
  */
 export const waitMethod = (panes: PaneTable) =>
-  paneMethod("pane/wait", async (params) => {
-    const pane = panes.resolve(params.target);
+  paneMethod("pane/wait", async (params, session) => {
+    const pane = panes.resolve(params.target, session.state);
     const timers: NodeJS.Timeout[] = [];
     let stopWaitingForOutput: () => void = () => undefined;
     const after = (ms: number, reason: Reason) =>

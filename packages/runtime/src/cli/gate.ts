@@ -1,5 +1,7 @@
 import { createInterface } from "node:readline/promises";
-import type { ApprovalRequest } from "@venom/proto";
+import { type ApprovalRequest, cutMiddle, terminalLine, terminalSafe } from "@venom/proto";
+
+const MAX_SUMMARY_SHOWN = 1024;
 
 /**
  * Ask on the terminal, y/N, with the exact tool name and the server's summary.
@@ -9,9 +11,10 @@ import type { ApprovalRequest } from "@venom/proto";
 export function terminalGate(program: string): ((request: ApprovalRequest) => Promise<"approve" | "deny">) | undefined {
   if (!process.stdin.isTTY || !process.stderr.isTTY) return undefined;
   return async (request) => {
-    process.stderr.write(
-      `${program}: approval needed ${request.label} ${request.tool} (${request.risk})\n  ${request.summary.replace(/\n/g, "\n  ")}\n`,
-    );
+    // Everything shown comes from the server and, through it, from an agent: escaped, and the summary cut in the middle.
+    const summary = cutMiddle(terminalSafe(request.summary), MAX_SUMMARY_SHOWN).replace(/\n/g, "\n  ");
+    const head = [request.label, request.tool, `(${request.risk})`].map((part) => terminalLine(part, 128)).join(" ");
+    process.stderr.write(`${program}: approval needed ${head}\n  ${summary}\n`);
     const rl = createInterface({ input: process.stdin, output: process.stderr });
     try {
       const answer = await rl.question("Allow this call? [y/N] ");

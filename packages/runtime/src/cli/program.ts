@@ -1,5 +1,5 @@
 import { type ParseArgsConfig, parseArgs } from "node:util";
-import { ErrorCode, parseMarkers } from "@venom/proto";
+import { ErrorCode, parseMarkers, terminalSafe } from "@venom/proto";
 import { VenomHome } from "../home.js";
 import { SANDBOX_HELP } from "../notices.js";
 import { RpcRemoteError } from "../rpc.js";
@@ -107,8 +107,18 @@ function joinNegativeValues(args: readonly string[], options: NonNullable<ParseA
   return out;
 }
 
+/**
+ * Every line a command prints passes here: names, paths, errors and notices
+ * come from agents, programs and repositories, so their control characters and
+ * bidi overrides are escaped (JSON output already escapes C0; this adds C1 and bidi).
+ */
+function escaping(io: Io): Io {
+  return { out: (line) => io.out(terminalSafe(line)), err: (line) => io.err(terminalSafe(line)) };
+}
+
 /** Run a program's command for argv; returns the exit code. */
-export async function runProgram(program: Program, argv: readonly string[], io: Io = stdio): Promise<number> {
+export async function runProgram(program: Program, argv: readonly string[], rawIo: Io = stdio): Promise<number> {
+  const io = escaping(rawIo);
   const [name, ...rest] = argv;
   if (name === undefined || name === "help" || name === "--help" || name === "-h") {
     io.out(help(program));

@@ -3,6 +3,8 @@ import { loadUserConfig } from "../../config.js";
 import type { CliApp } from "../app.js";
 import { type Command, Exit } from "../program.js";
 
+const SIGNAL_STOP_DEADLINE_MS = 15_000;
+
 /** Run the daemon in the foreground on its socket, or as one stdio session. */
 export function serveCommand(app: CliApp): Command {
   return {
@@ -16,6 +18,7 @@ export function serveCommand(app: CliApp): Command {
       if (policy !== undefined && !["on-risk", "always", "never"].includes(policy)) {
         throw new Error(`--policy must be on-risk, always or never`);
       }
+      home.ensure();
       const config = loadUserConfig(home.configFile, policy ? { policy: policy as "on-risk" } : {});
       const dir = (values.workspace as string | undefined) ?? process.cwd();
       const createDaemon = await app.loadDaemon();
@@ -26,7 +29,11 @@ export function serveCommand(app: CliApp): Command {
         return Exit.ok;
       }
       await daemon.listen();
-      const stop = () => void daemon.stop();
+      // A signal always stops the daemon: if an orderly stop is still stuck after the deadline, the process exits anyway.
+      const stop = () => {
+        void daemon.stop();
+        setTimeout(() => process.exit(1), SIGNAL_STOP_DEADLINE_MS).unref();
+      };
       process.once("SIGTERM", stop);
       process.once("SIGINT", stop);
       await daemon.stopped;

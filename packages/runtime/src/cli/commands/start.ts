@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
-import { openSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { openPrivateAppend } from "../../private-files.js";
 import { answers } from "../../socket-probe.js";
 import type { CliApp } from "../app.js";
 import { type Command, Exit } from "../program.js";
@@ -21,7 +21,7 @@ export function startCommand(app: CliApp): Command {
       const args = [process.argv[1] as string, "serve", "--workspace", workspace];
       if (values.policy) args.push("--policy", values.policy as string);
       // The daemon's stderr goes to a private file: a crash before the logger exists still leaves a trace.
-      const stderr = openSync(join(home.logs, `${app.app}.stderr`), "a", 0o600);
+      const stderr = openPrivateAppend(join(home.logs, `${app.app}.stderr`));
       const child = spawn(process.execPath, args, {
         detached: true,
         stdio: ["ignore", "ignore", stderr],

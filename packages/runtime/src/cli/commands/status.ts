@@ -24,7 +24,7 @@ export function statusCommand(app: CliApp): Command {
           `  you are:     ${principal.kind}${principal.depth > 0 ? ` at depth ${principal.depth} (parent ${principal.parent ?? "unknown"})` : ""}`,
         );
         io.out(`  your tools:  ${grant.tools.join(", ") || "(none)"}; approval policy ${grant.policy}`);
-        for (const notice of status.notices) io.out(`  notice: ${notice}`);
+        for (const notice of new Set([...status.notices, ...(client.hello.notices ?? [])])) io.out(`  notice: ${notice}`);
         return Exit.ok;
       } finally {
         client.close();

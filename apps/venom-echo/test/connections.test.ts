@@ -1,0 +1,55 @@
+import { spawn } from "node:child_process";
+import { PROTOCOL } from "@venom/proto";
+import { afterAll, describe, expect, it } from "vitest";
+import { cleanupAll, cli, RawClient, startEcho } from "../../../testkit/daemon.js";
+
+afterAll(cleanupAll);
+
+describe("bounded connections, fair service", () => {
+  it("a connection that never says hello is closed after a few seconds; one that does is kept", async () => {
+    const daemon = await startEcho();
+    const silent = await RawClient.open(daemon.socket);
+    const polite = await RawClient.open(daemon.socket);
+    polite.hello();
+    await polite.next(1);
+    await expect.poll(() => silent.closed, { timeout: 30_000 }).toBe(true);
+    expect(polite.closed).toBe(false);
+    polite.close();
+    await daemon.stop();
+  });
+
+  it("delegates filling every connection slot cannot lock the owner out of status and stop", async () => {
+    const daemon = await startEcho();
+    // A delegate opens far more connections than the limit, each greeted, and holds them.
+    const hog = spawn(
+      process.execPath,
+      [
+        "-e",
+        `const net = require("node:net");
+         let open = 0;
+         for (let i = 0; i < 200; i++) {
+           const s = net.createConnection(${JSON.stringify(daemon.socket)});
+           s.on("connect", () => s.write(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "hello", params: { protocol: ${JSON.stringify(PROTOCOL)}, client: { name: "hog", version: "0" } } }) + "\\n"));
+           s.once("data", () => { if (++open % 10 === 0) process.stdout.write("open " + open + "\\n"); });
+           s.on("error", () => {});
+         }
+         setInterval(() => {}, 1000);`,
+      ],
+      { env: { ...process.env, VENOM_DELEGATION_DEPTH: "1", VENOM_PARENT: "hog/1" }, stdio: ["ignore", "pipe", "inherit"] },
+    );
+    let heard = "";
+    hog.stdout.on("data", (d) => {
+      heard += d;
+    });
+    try {
+      // The hog has every slot it can get (the rest were answered busy).
+      await expect.poll(() => heard, { timeout: 30_000 }).toMatch(/open 120/);
+      const status = cli(daemon, ["status", "--json"]);
+      expect(status.code, status.stderr).toBe(0);
+      expect(JSON.parse(status.stdout).principal.kind).toBe("owner");
+      expect(cli(daemon, ["stop"]).code).toBe(0);
+    } finally {
+      hog.kill("SIGKILL");
+    }
+  });
+});

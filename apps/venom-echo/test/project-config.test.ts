@@ -1,0 +1,66 @@
+import { spawnSync } from "node:child_process";
+import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { ErrorCode } from "@venom/proto";
+import { afterAll, describe, expect, it } from "vitest";
+import { cleanupAll, cli, connect, startEcho, tempDir } from "../../../testkit/daemon.js";
+
+afterAll(cleanupAll);
+
+/** Plant something at the workspace's .venom/config.toml, as a repository or an agent could. */
+function plant(workspace: string, what: "invalid" | "fifo" | "symlink-out" | "huge"): string {
+  const dir = join(workspace, ".venom");
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, "config.toml");
+  if (what === "invalid") writeFileSync(file, "[approval]\nauto_approve = true\n");
+  if (what === "huge") writeFileSync(file, `# ${"x".repeat(4 * 1024 * 1024)}\n`);
+  if (what === "fifo") spawnSync("mkfifo", [file]);
+  if (what === "symlink-out") {
+    const outside = join(tempDir("outside"), "config.toml");
+    writeFileSync(outside, "[tools]\nmax_read_bytes = 1\n");
+    symlinkSync(outside, file);
+  }
+  return file;
+}
+
+describe("a repository can't wedge or lock out the owner (project config)", () => {
+  it("an invalid project config written after start is an error on tool calls only; status works and stop stops", async () => {
+    const daemon = await startEcho();
+    const file = plant(daemon.workspace, "invalid");
+    const status = cli(daemon, ["status"]);
+    expect(status.code, status.stderr).toBe(0);
+    expect(status.stdout).toContain(file);
+    const call = cli(daemon, ["call", "echo", '{"text":"hi"}']);
+    expect(call.code).toBe(1);
+    expect(call.stderr).toContain(`${file}: key approval.auto_approve is not allowed`);
+    expect(cli(daemon, ["stop"]).code).toBe(0);
+    await new Promise((r) => daemon.proc.once("exit", r));
+  });
+
+  it("a FIFO, a symlink leading out, or a huge file is never read, the daemon is never blocked, and SIGTERM stops it", async () => {
+    for (const what of ["fifo", "symlink-out", "huge"] as const) {
+      const daemon = await startEcho();
+      const file = plant(daemon.workspace, what);
+      // Before the fix a FIFO blocks the event loop inside hello: this connect would never return.
+      const client = await connect(daemon);
+      const error = await client.callTool("echo", { text: "hi" }).catch((e) => e);
+      expect(error.code, what).toBe(ErrorCode.InvalidParams);
+      expect(error.message, what).toContain(file);
+      expect(error.message, what).toMatch(/not a regular file|over the \d+-byte limit/);
+      expect((await client.request("daemon/status")).pid).toBe(daemon.proc.pid);
+      client.close();
+      daemon.proc.kill("SIGTERM");
+      await new Promise((r) => daemon.proc.once("exit", r));
+    }
+  });
+
+  it("a session whose own workspace has a valid config is unaffected by another workspace's bad one", async () => {
+    const daemon = await startEcho();
+    plant(daemon.workspace, "invalid");
+    const good = tempDir("good");
+    const client = await connect(daemon, { workspace: good });
+    expect((await client.callTool("echo", { text: "fine" })).content).toBe("fine");
+    client.close();
+    await daemon.stop();
+  });
+});

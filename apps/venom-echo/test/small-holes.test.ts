@@ -1,0 +1,53 @@
+import { chmodSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { cleanupAll, connect, startEcho } from "../../../testkit/daemon.js";
+
+afterAll(cleanupAll);
+
+describe("smaller holes of the same kind", () => {
+  it("secret-like names are matched in any case and on the final target of a symlink: each asks before reading", async () => {
+    const daemon = await startEcho({ files: { ".env": "TOKEN=x\n", ID_RSA: "key\n", "plain.txt": "plain\n" } });
+    symlinkSync(".env", join(daemon.workspace, "notes.txt"));
+    writeFileSync(join(daemon.workspace, "Server.PEM"), "pem\n");
+    const asked: string[] = [];
+    const client = await connect(daemon, {
+      gate: async (request) => {
+        asked.push(request.summary);
+        return "deny";
+      },
+    });
+    for (const path of [".ENV", "ID_RSA", "Server.PEM", "notes.txt"]) {
+      const result = await client.callTool("read", { path });
+      expect(result.status, path).toBe("denied");
+    }
+    expect(asked).toEqual([
+      "read .ENV",
+      "read ID_RSA",
+      "read Server.PEM",
+      expect.stringMatching(/^read notes\.txt \(a symlink to \.env\)$/),
+    ]);
+    expect((await client.callTool("read", { path: "plain.txt" })).content).toBe("plain\n");
+    client.close();
+    await daemon.stop();
+  });
+
+  it("write never keeps the setuid, setgid or sticky bit of the file it replaces", async () => {
+    const daemon = await startEcho({ files: { "tool.sh": "#!/bin/sh\n" } });
+    chmodSync(join(daemon.workspace, "tool.sh"), 0o7755);
+    const client = await connect(daemon, { gate: async () => "approve" });
+    expect((await client.callTool("write", { path: "tool.sh", content: "#!/bin/sh\necho new\n" })).status).toBe("ok");
+    expect(statSync(join(daemon.workspace, "tool.sh")).mode & 0o7777).toBe(0o755);
+    client.close();
+    await daemon.stop();
+  });
+
+  it("run drops *_api_key variables in any case", async () => {
+    const daemon = await startEcho({ env: { service_api_key: "canary-lower", Other_Api_Key: "canary-mixed" } });
+    const client = await connect(daemon, { gate: async () => "approve" });
+    const result = await client.callTool("run", { argv: ["env"] });
+    expect(result.content).not.toContain("canary-");
+    client.close();
+    await daemon.stop();
+  });
+});
