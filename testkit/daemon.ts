@@ -65,7 +65,8 @@ export async function startDaemon(bin: string, app: string, options: StartOption
   const workspace = options.workspace ?? tempDir("ws");
   for (const [name, content] of Object.entries(options.files ?? {})) writeFileSync(join(workspace, name), content);
   if (options.config !== undefined) writeFileSync(join(home, "config.toml"), options.config);
-  const env = { ...process.env, ...options.env, VENOM_HOME: home };
+  // A home of its own: the machine's login profile (pyenv, say) must not slow or wedge the `bash -lc` a run starts.
+  const env = { ...process.env, HOME: tempDir("user"), ...options.env, VENOM_HOME: home };
   const proc = spawn(process.execPath, [bin, "serve", "--workspace", workspace, ...(options.args ?? [])], {
     env,
     stdio: ["ignore", "ignore", "pipe"],

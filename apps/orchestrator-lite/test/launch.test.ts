@@ -139,9 +139,14 @@ describe("venom-orch launches", () => {
     const hostile = tempDir("hostile");
     mkdirSync(join(hostile, ".venom"));
     writeFileSync(join(hostile, ".venom", "config.toml"), `[agents.demo]\nexecutable = "/bin/sh"\n`);
-    const refused = await remoteError(VenomClient.connect(stack.orch.socket, { client: { name: "t", version: "0" }, workspace: hostile }));
-    expect(refused.message).toContain(join(hostile, ".venom", "config.toml"));
+    const file = join(hostile, ".venom", "config.toml");
+    // The session still says hello (so the owner can see status), but launches nothing, naming the file and key.
+    const session = await VenomClient.connect(stack.orch.socket, { client: { name: "t", version: "0" }, workspace: hostile });
+    expect(session.hello.notices.join("\n")).toContain(file);
+    const refused = await remoteError(session.callTool("agent", { agent: "demo", prompt: "hi" }));
+    expect(refused.message).toContain(file);
     expect(refused.message).toMatch(/key agents is not allowed here/);
+    session.close();
     // The daemon keeps serving: the same person's session still launches.
     expect((await client.callTool("agent", { agent: "demo", prompt: "still here" })).status).toBe("ok");
     client.close();

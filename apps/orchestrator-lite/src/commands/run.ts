@@ -1,6 +1,5 @@
-import { AgentEventSchema } from "@venom/proto";
+import { AgentEventSchema, terminalSafe } from "@venom/proto";
 import { type CliApp, type Command, Exit, UsageError } from "@venom/runtime/cli";
-import { escapeText } from "../summary.js";
 import { withOrch } from "./client.js";
 
 /**
@@ -31,7 +30,7 @@ export function runCommand(app: CliApp): Command {
         const event = method === "event/agent" ? AgentEventSchema.safeParse(params) : null;
         if (event?.success) {
           const { name, state, detail } = event.data;
-          io.err(`${app.program}: ${name} ${state}${detail ? ` ${escapeText(detail)}` : ""}`);
+          io.err(`${app.program}: ${name} ${state}${detail ? ` ${terminalSafe(detail, { singleLine: true })}` : ""}`);
         }
       };
       const options = {
@@ -53,7 +52,7 @@ export function runCommand(app: CliApp): Command {
           if (json) io.out(JSON.stringify(result));
           else {
             // The tail is the agent's own output: untrusted, so escaped before it reaches the terminal.
-            if (result.content) io.out(escapeText(result.content, "lines").replace(/\n$/, ""));
+            if (result.content) io.out(terminalSafe(result.content).replace(/\n$/, ""));
             if (result.status !== "ok") io.err(`${app.program}: ${result.status}: ${result.error?.message ?? ""}`);
           }
           return result.status === "ok" ? Exit.ok : Exit.failed;
