@@ -161,7 +161,7 @@ export class CheckContext {
   }
 
   /**
-   * Send what a daemon must refuse and stop listening to (DESIGN.md error
+   * Send what a daemon must refuse and stop listening to (the design's error
    * table), then judge: no result, the one error reply it owes (a SHOULD: it
    * may be unable to send it), and the connection closed.
    */

@@ -38,7 +38,7 @@ export function renderDocs(): string {
     "<!-- Generated from conformance/src (registry.ts, ledger.ts) by `pnpm --filter @venom/conformance gen:docs`. Do not edit by hand. -->",
     "",
     "`venom-conformance` checks a running venom/1 daemon against the rules of the source documents",
-    "(the Security Model and RFC 0008 in `shared/spec`, made concrete for venom/1 by the design). It speaks",
+    "(the Security Model and RFC 0008, copied in `conformance/spec`, made concrete for venom/1 by the design). It speaks",
     "the raw wire protocol with its own client, so it can send what a correct client never would.",
     "",
     "```",

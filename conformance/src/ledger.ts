@@ -1,5 +1,5 @@
 /**
- * Every sentence of the two source documents (shared/spec), in order, with
+ * Every sentence of the two source documents (conformance/spec), in order, with
  * what answers it: the checks that enforce it, or the reason no check does.
  * docs/conformance.md is generated from this and the registry; a test holds
  * it to the documents, sentence for sentence.

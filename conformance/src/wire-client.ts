@@ -38,7 +38,7 @@ export interface WireOptions {
   approve?: "approve" | "deny";
 }
 
-/** venom/1's default frame limit in bytes (DESIGN.md, "Wire protocol"): the largest line either side must accept. */
+/** venom/1's default frame limit in bytes (spec/design.md, "Wire protocol"): the largest line either side must accept. */
 export const FRAME_LIMIT = 1024 * 1024;
 
 /** Lines longer than this are not buffered: the peer is broken, and memory is ours. */
