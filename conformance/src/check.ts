@@ -35,6 +35,8 @@ export interface Check {
   needs?: readonly string[] | "any";
   /** Methods the check exercises (all of them): not applicable when the owner's hello lists them not. */
   needsMethods?: readonly string[];
+  /** When the check finds, from the tool's own descriptor, that it does not apply (it then throws NotApplicable). */
+  notApplicableWhen?: string;
   /** Resolves with what was observed; throws a CheckFailure (or anything) when the daemon falls short. */
   run(ctx: CheckContext): Promise<string>;
 }

@@ -1,25 +1,10 @@
 import { randomBytes } from "node:crypto";
-import { defineTool, fitEncoded, ToolFailure } from "@venom/proto";
+import { defineTool, fitEncoded, type RunDataSchema, RunInputSchema, ToolFailure } from "@venom/proto";
 import { outputBound, removeRecord, runProcess, toolEnv, writeRecord } from "@venom/runtime";
-import { z } from "zod";
+import type { z } from "zod";
 import type { EchoContext } from "../context.js";
 
-const RunInput = z
-  .strictObject({
-    argv: z
-      .array(z.string().max(64 * 1024))
-      .min(1)
-      .max(1024)
-      .optional(),
-    command: z
-      .string()
-      .min(1)
-      .max(64 * 1024)
-      .optional(),
-    cwd: z.string().min(1).max(4096).optional(),
-  })
-  .refine((i) => (i.argv === undefined) !== (i.command === undefined), { message: "give exactly one of argv and command" });
-type RunInput = z.infer<typeof RunInput>;
+type RunInput = z.infer<typeof RunInputSchema>;
 
 /**
  * Run a program for the session: argv without a shell, or a command through
@@ -31,7 +16,7 @@ export const runTool = defineTool<RunInput, EchoContext>({
   name: "run",
   description:
     "Run a program in the session workspace (argv without a shell, or command via /bin/bash -lc) in its own process group, with a timeout and bounded output. It runs with your user's full permissions: not sandboxed.",
-  input: RunInput,
+  input: RunInputSchema,
   capabilities: ["fs.read", "fs.write", "process", "network", "env.read"],
   effect: "mutating",
   replay: "unsafe",
@@ -80,7 +65,7 @@ export const runTool = defineTool<RunInput, EchoContext>({
         timedOut: result.timedOut,
         truncated: result.truncated,
         outputBytes: result.outputBytes,
-      };
+      } satisfies z.input<typeof RunDataSchema>;
       if (result.cancelled) {
         return {
           status: "uncertain",
