@@ -65,8 +65,9 @@ describe("venom-conformance", () => {
       const args = ["--socket", daemon.target.socket, "--workspace", workspace, "--only", "instance/", "--only", "secrets/"];
       const run = await cli(...args);
       expect(run.stdout).toContain("PASS instance/private-files");
+      expect(run.stdout).toContain("PASS secrets/logs");
       expect(run.stdout).toMatch(/^WARN secrets\/canary \([\d.]+s\): nothing to look for; no canary known/m);
-      expect(run.stdout.trim().split("\n").at(-1)).toBe("1 passed, 0 failed, 1 warned, 0 not-applicable, 0 errors");
+      expect(run.stdout.trim().split("\n").at(-1)).toBe("2 passed, 0 failed, 1 warned, 0 not-applicable, 0 errors");
       expect(run.code).toBe(0);
       expect((await cli(...args, "--strict")).code).toBe(1);
     } finally {

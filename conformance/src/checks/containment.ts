@@ -155,6 +155,14 @@ const SWAPPER = [
   `  if (n === 1) process.stdout.write("swapping\\n"); }`,
 ].join(" ");
 
+/** A race's ground: `root/in`, `root/dir` → `in` inside the workspace, and an empty directory outside. */
+function raceGround(ctx: CheckContext, name: string): { root: string; out: string } {
+  const root = ctx.dir(name);
+  mkdirSync(join(root, "in"));
+  symlinkSync("in", join(root, "dir"));
+  return { root, out: mkdtempSync(join(ctx.run.outside, `${name}-`)) };
+}
+
 /**
  * Start swapping `root/link` (inside.txt ↔ `outFile`) and `root/dir` (in ↔
  * `outDir`) as fast as a process can; resolves once it is swapping, so a fast
@@ -240,15 +248,12 @@ export const containmentChecks: readonly Check[] = [
       "while another process swaps a file symlink and a directory symlink between targets inside and outside the workspace as fast as it can, no read returns the outside file",
     needs: ["read"],
     async run(ctx) {
-      const root = ctx.dir("race");
-      const out = mkdtempSync(join(ctx.run.outside, "race-"));
+      const { root, out } = raceGround(ctx, "race");
       const inside = `inside-${nonce()}`;
       const outside = `outside-${nonce()}`;
-      mkdirSync(join(root, "in"));
       for (const file of ["inside.txt", "in/file"]) writeFileSync(join(root, file), inside);
       writeFileSync(join(out, "file"), outside);
       symlinkSync("inside.txt", join(root, "link"));
-      symlinkSync("in", join(root, "dir"));
       const paths = [`${ctx.rel(root)}/link`, `${ctx.rel(root)}/dir/file`];
       const { client } = await ctx.session({ label: "race" });
       for (const path of paths) {
@@ -290,10 +295,7 @@ export const containmentChecks: readonly Check[] = [
       "while another process swaps a directory symlink between a directory inside the workspace and one outside as fast as it can, no write through it creates a file outside",
     needs: ["write"],
     async run(ctx) {
-      const root = ctx.dir("race-write");
-      const out = mkdtempSync(join(ctx.run.outside, "race-write-"));
-      mkdirSync(join(root, "in"));
-      symlinkSync("in", join(root, "dir"));
+      const { root, out } = raceGround(ctx, "race-write");
       const { client } = await ctx.session({ label: "race-write" });
       const path = (round: number) => `${ctx.rel(root)}/dir/w-${round % 64}.txt`;
       const control = await ctx.callTool(client, "write", { path: path(0), content: "conformance" });
