@@ -98,15 +98,15 @@ export async function runConformance(target: Target, options: RunOptions): Promi
  * A promise a check started and did not await may reject at any time, and a
  * listener it added may throw: without a listener Node would end the process
  * and no report would be written. While a run goes on, either is the running
- * check's error; one that comes after its check ended is noted in that
- * check's transcript.
+ * check's error; one that comes after its check ended (its connections closed)
+ * is noted in that check's result.
  */
 class StrayRejections {
   #current: ((error: unknown) => void) | undefined;
-  #late: ((text: string) => void) | undefined;
+  #late: string[] | undefined;
   readonly #listener = (error: unknown) => {
     if (this.#current) this.#current(error);
-    else this.#late?.(`after the check ended, a promise it started rejected: ${messageOf(error)}`);
+    else this.#late?.push(`# after the check ended, something it started failed: ${messageOf(error)}`);
   };
 
   constructor() {
@@ -114,15 +114,25 @@ class StrayRejections {
     process.on("uncaughtException", this.#listener);
   }
 
-  /** A promise that rejects when a stray rejection happens during `run`. */
-  during<T>(run: () => Promise<T>, late: (text: string) => void): Promise<T> {
+  /** `run`, rejecting when a stray rejection happens while it runs. */
+  during<T>(run: () => Promise<T>): Promise<T> {
+    this.#late = undefined;
     const stray = new Promise<never>((_, reject) => {
       this.#current = (error) => reject(new StrayRejection(messageOf(error)));
     });
-    this.#late = late;
     return Promise.race([run(), stray]).finally(() => {
       this.#current = undefined;
     });
+  }
+
+  /**
+   * After a check: its closed connections fail what still waited on them on a
+   * later turn of the event loop. Let that happen now, noted in `lines`, so it
+   * is never taken for the next check's error.
+   */
+  async settle(lines: string[]): Promise<void> {
+    this.#late = lines;
+    await new Promise((resolve) => setTimeout(resolve, 50));
   }
 
   close(): void {
@@ -181,10 +191,7 @@ async function runCheck(check: Check, state: RunState, stray: StrayRejections, t
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new Error(`the check did not finish within ${timeoutMs / 1000}s`)), timeoutMs);
     });
-    actual = await stray.during(
-      () => Promise.race([check.run(ctx), timeout]),
-      (text) => ctx.transcript.note(text),
-    );
+    actual = await stray.during(() => Promise.race([check.run(ctx), timeout]));
     status = ctx.findings.length > 0 ? "warn" : "pass";
     actual = [actual, ...ctx.findings].join("; ");
   } catch (error) {
@@ -202,7 +209,10 @@ async function runCheck(check: Check, state: RunState, stray: StrayRejections, t
     ctx.dispose();
   }
   const redact = (lines: string[]) => lines.map((line) => state.secrets.redact(line));
-  return result(check, status, state.secrets.redact(actual), ctx.transcript.lines, redact(ctx.evidence), Date.now() - started);
+  const ms = Date.now() - started;
+  const late: string[] = [];
+  await stray.settle(late);
+  return result(check, status, state.secrets.redact(actual), [...ctx.transcript.lines, ...redact(late)], redact(ctx.evidence), ms);
 }
 
 function result(check: Check, status: Status, actual: string, transcript: string[], evidence: string[], ms: number): CheckResult {
