@@ -6,13 +6,14 @@
 import { mkdirSync, statSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, release, totalmem } from "node:os";
 import { join } from "node:path";
+import * as delegation from "./delegation.mjs";
 import * as keystroke from "./keystroke.mjs";
 import { MUX, ROOT, runCleanups, version } from "./lib.mjs";
 import * as ls from "./ls.mjs";
 import * as rss from "./rss.mjs";
 import * as throughput from "./throughput.mjs";
 
-const STEPS = { throughput, keystroke, ls, rss };
+const STEPS = { throughput, keystroke, ls, rss, delegation };
 const args = process.argv.slice(2).filter((a) => a !== "--");
 const quick = args.includes("--quick");
 const chosen = args.filter((a) => !a.startsWith("--"));

@@ -1,59 +1,101 @@
-// The main job, end to end: start venom-echo in a temporary home, make calls,
-// show the approval prompt a person sees on a terminal, and stop it.
-import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+// The main job, end to end: venom-echo, venom-mux and venom-orch in a temporary
+// home; shipped local demo agents (no network, no model) run in venom-mux panes.
+// One writes a file through venom-echo and waits for your approval, one tries
+// to read outside the workspace, one tries `venom-mux stop` from its pane, one
+// delegates to a nested agent through a nested venom-orch. Without a terminal
+// the demo answers the approvals itself and prints what was asked and answered;
+// on a terminal it asks you.
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { terminalGate, VenomClient } from "@venom/runtime/cli";
 
-const bin = fileURLToPath(new URL("../apps/venom-echo/dist/main.js", import.meta.url));
+const bin = (app) => fileURLToPath(new URL(`../apps/${app}/dist/main.js`, import.meta.url));
+const BINS = { echo: bin("venom-echo"), mux: bin("multiplexer-lite"), orch: bin("orchestrator-lite") };
+const agent = fileURLToPath(new URL("../apps/orchestrator-lite/agents/demo-agent.mjs", import.meta.url));
+
 const root = mkdtempSync(join(tmpdir(), "venom-demo-"));
 const home = join(root, "home");
 const workspace = join(root, "workspace");
+mkdirSync(home, { mode: 0o700 });
 mkdirSync(workspace);
-writeFileSync(join(workspace, "notes.txt"), "Venom demo: this file is inside the workspace.\n");
-writeFileSync(join(workspace, ".env"), "DEMO_TOKEN=not-a-real-secret\n");
+writeFileSync(
+  join(home, "config.toml"),
+  [
+    ...["writer", "reader", "stopper"].map((name) => `[agents.${name}]\nexecutable = "${agent}"\n`),
+    // The nested venom-orch hands its prompt to the writer.
+    `[agents.venom]\nargs = ["run", "writer", "--"]\n`,
+  ].join("\n"),
+);
 const env = { ...process.env, VENOM_HOME: home };
+const interactive = process.stdin.isTTY && process.stderr.isTTY;
 
-function show(args, { input, tty } = {}) {
-  const line = `venom-echo ${args.map((a) => (/[\s{}"]/.test(a) ? `'${a}'` : a)).join(" ")}`;
-  console.log(`\n$ ${line}`);
-  // On a terminal the CLI asks y/N; `script` gives it one, and the demo types the answer.
-  const result = tty
-    ? spawnSync("script", ["-qec", [process.execPath, bin, ...args].map((a) => `'${a}'`).join(" "), "/dev/null"], {
-        env,
-        input,
-        encoding: "utf8",
-      })
-    : spawnSync(process.execPath, [bin, ...args], { env, input, encoding: "utf8" });
-  // Strip the terminal's carriage returns and cursor moves so the transcript reads as plain text.
-  const ansi = new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*[A-Za-z]`, "g");
-  process.stdout.write(result.stdout.replace(/\r/g, "").replace(ansi, ""));
-  process.stdout.write(result.stderr);
-  console.log(`(exit ${result.status})`);
-  return result.status;
+function daemon(app, ...args) {
+  execFileSync(process.execPath, [BINS[app], ...args], { env, stdio: ["ignore", "ignore", "inherit"] });
+}
+
+/** The person: on a terminal, you (y/N); otherwise the demo approves and says so. */
+const ask = interactive
+  ? terminalGate("venom-demo")
+  : async (request) => {
+      console.log(`  ? approval asked: ${request.label} ${request.tool} (${request.risk})`);
+      for (const line of request.summary.split("\n")) console.log(`      ${line}`);
+      console.log("    -> the demo answers: approve");
+      return "approve";
+    };
+
+async function run(title, name, prompt) {
+  console.log(`\n# ${title}`);
+  console.log(`$ venom-orch run ${name} '${prompt}'`);
+  if (interactive) console.log(`  (watch it: VENOM_HOME=${home} pnpm exec venom-orch attach ${name}-1)`);
+  const client = await VenomClient.connect(join(home, "state", "orch.sock"), {
+    client: { name: "venom-demo", version: "1" },
+    gate: ask,
+    onEvent: (method, params) => {
+      if (method === "event/agent") console.log(`  . ${params.name} ${params.state}${params.detail ? ` ${params.detail}` : ""}`);
+    },
+  });
+  try {
+    const result = await client.callTool("agent", { agent: name, prompt });
+    console.log(`  = ${result.status}`);
+    for (const line of result.content.trimEnd().split("\n")) console.log(`    | ${line}`);
+  } finally {
+    client.close();
+  }
 }
 
 try {
-  if (show(["start", "--workspace", workspace]) !== 0) process.exit(1);
-  show(["status"]);
-  show(["call", "echo", '{"text":"hello from venom"}']);
-  show(["call", "read", '{"path":"notes.txt"}']);
-  show(["call", "read", '{"path":"../../etc/passwd"}']);
-  console.log("\n# .env is secret-like: the server asks before reading it. Without a terminal nobody can be asked, so it is denied:");
-  show(["call", "read", '{"path":".env"}']);
-  const haveScript = spawnSync("script", ["--version"]).status === 0;
-  if (haveScript) {
-    console.log("\n# On a terminal the prompt appears; the demo answers n:");
-    show(["call", "read", '{"path":".env"}'], { tty: true, input: "n\n" });
-  }
-  show(["stop"]);
+  console.log(`Venom demo in ${root}${interactive ? "" : " (no terminal: the demo answers approvals and shows them)"}`);
+  daemon("echo", "start", "--workspace", workspace);
+  daemon("mux", "start", "--workspace", workspace);
+  daemon("orch", "start", "--workspace", workspace);
+  console.log("three daemons started: venom-echo, venom-mux, venom-orch");
+
+  await run("an agent writes a file through venom-echo: the approval comes back to you", "writer", "write notes.txt hello from an agent");
+  console.log(
+    `  notes.txt now holds: ${existsSync(join(workspace, "notes.txt")) ? readFileSync(join(workspace, "notes.txt"), "utf8") : "(nothing)"}`,
+  );
+  await run("an agent tries to read outside the workspace: refused", "reader", "read ../../etc/passwd");
+  await run("an agent tries to stop venom-mux from its pane: refused (it is a delegate)", "stopper", "mux-stop");
+  await run(
+    "an agent delegates to a nested agent through a nested venom-orch: both approvals come back to you with the chain",
+    "venom",
+    "write nested.txt hello from a nested agent",
+  );
+  console.log(
+    `  nested.txt now holds: ${existsSync(join(workspace, "nested.txt")) ? readFileSync(join(workspace, "nested.txt"), "utf8") : "(nothing)"}`,
+  );
 } finally {
   // Never leave a daemon behind, even if a step above failed.
-  if (existsSync(join(home, "state", "echo.sock"))) {
-    try {
-      execFileSync(process.execPath, [bin, "stop"], { env, stdio: "ignore" });
-    } catch {}
+  for (const app of ["orch", "mux", "echo"]) {
+    if (existsSync(join(home, "state", `${app}.sock`))) {
+      try {
+        daemon(app, "stop");
+      } catch {}
+    }
   }
+  console.log("\ndaemons stopped");
   rmSync(root, { recursive: true, force: true });
 }

@@ -10,6 +10,7 @@ import { answers, type ClientOptions, VenomClient } from "@venom/runtime";
 /** The built binaries, run the way a user runs them. */
 export const ECHO_BIN = fileURLToPath(new URL("../apps/venom-echo/dist/main.js", import.meta.url));
 export const MUX_BIN = fileURLToPath(new URL("../apps/multiplexer-lite/dist/main.js", import.meta.url));
+export const ORCH_BIN = fileURLToPath(new URL("../apps/orchestrator-lite/dist/main.js", import.meta.url));
 
 export interface TestDaemon {
   bin: string;
@@ -50,6 +51,11 @@ export function startEcho(options: StartOptions = {}): Promise<TestDaemon> {
 /** Start a real venom-mux daemon in a temp VENOM_HOME on a temp workspace. */
 export function startMux(options: StartOptions = {}): Promise<TestDaemon> {
   return startDaemon(MUX_BIN, "mux", options);
+}
+
+/** Start a real venom-orch daemon in a temp VENOM_HOME on a temp workspace. */
+export function startOrch(options: StartOptions = {}): Promise<TestDaemon> {
+  return startDaemon(ORCH_BIN, "orch", options);
 }
 
 /** Start the daemon of `bin` with `serve`, and wait until its socket answers. */

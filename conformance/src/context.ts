@@ -16,7 +16,7 @@ import type { z } from "zod";
 import { type Secrets, Transcript } from "./transcript.js";
 import { expect, expectResult } from "./verdict.js";
 import { VERSION } from "./version.js";
-import { WireClient } from "./wire-client.js";
+import { type Answer, WireClient } from "./wire-client.js";
 
 /** How long a daemon may take to close a connection it must close: far more than a correct one needs. */
 export const CLOSE_WAIT_MS = 10_000;
@@ -63,7 +63,7 @@ export interface SessionOptions {
   label?: string;
   hello?: Partial<HelloParams>;
   /** How the session's gate answers approval requests. */
-  approve?: "approve" | "deny";
+  approve?: Answer;
 }
 
 /**
@@ -132,7 +132,7 @@ export class CheckContext {
   }
 
   /** A raw connection to the daemon's socket; nothing is sent. */
-  async connect(label = "client", approve?: "approve" | "deny"): Promise<WireClient> {
+  async connect(label = "client", approve?: Answer): Promise<WireClient> {
     const client = await WireClient.connect(this.target.socket, { label, log: this.transcript, ...(approve ? { approve } : {}) });
     this.#clients.push(client);
     return client;

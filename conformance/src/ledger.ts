@@ -15,7 +15,7 @@ export const REASONS = {
   provider: "Venom has no model provider: no provider credentials, endpoints, streaming limits or model turns.",
   web: "Venom has no web tools.",
   skills: "Venom has no skills.",
-  orch: "Delegation to agent CLIs is venom-orch's, which is not built yet; its rules become checks run with --target orch.",
+  orch: "Delegation to agent CLIs is venom-orch's: what a client of the protocol can observe is checked under --target orch; the rest (adapters, sign-in, job records) is proved by venom-orch's own tests, listed in docs/venom-orch.md.",
   mux: "Delegation records and orphan reaping are the runtime's and venom-mux's, tested there; over the wire they become checks with --target mux.",
   config:
     "Which configuration layer may set what is decided inside the daemon and tested by the runtime's configuration tests; over the wire only its effect shows, checked for the approval policy by approval/never-policy.",
@@ -140,11 +140,11 @@ export const LEDGER: readonly LedgerSection[] = [
       ],
       [
         "Each adapter uses an executable and argument vector without shell interpolation, appends the model-provided prompt as one argument, uses the workspace or a directory inside it as current directory, applies the same timeout/output bounds, kills the process group on cancellation, and requires approval.",
-        "orch",
+        ["orch/prompt-one-argument"],
       ],
       [
         "A per-call `cwd` is resolved with symlinks followed at launch and must remain an existing directory under the canonical workspace; `..`, absolute paths elsewhere, and links pointing outside are refused.",
-        ["containment/path-escapes", "panes/cwd-containment"],
+        ["containment/path-escapes", "panes/cwd-containment", "orch/cwd-containment"],
       ],
       [
         "The nested agent loads that directory's own instructions (such as `AGENTS.md` or `CLAUDE.md`) and project skills, which are untrusted repository content just like any file the agent reads there; choosing a directory never widens what the agent could already reach with the user's permissions.",
@@ -152,11 +152,11 @@ export const LEDGER: readonly LedgerSection[] = [
       ],
       [
         "SCV supplies an instance-private `HOME`, `SCV_HOME`, XDG directories, and the agent's own state variable (`CODEX_HOME`, `GROK_HOME`, `DSH_HOME`, or `PI_CODING_AGENT_DIR`) inside that home.",
-        "orch",
+        ["orch/private-home"],
       ],
       [
         "It first removes from the child environment SCV's selector variables, every variable ending in `_API_KEY`, and the credential, endpoint, and state variables that any adapter declares (such as `CLAUDE_CODE_OAUTH_TOKEN`, `CLAUDE_CONFIG_DIR`, `OPENAI_BASE_URL`, `GROK_*`, `DSH_*`, and `PI_*`), so no agent inherits the user's or another agent's credentials.",
-        "orch",
+        ["orch/env-allow-list"],
       ],
       [
         "Agents sign in only through `scv agents login`, which runs the agent's own sign-in in that private home or, for DeepSeek Harness and pi endpoints, reads an API key without echo (or from stdin) and writes it into the agent's own credential file with mode `0600`; keys are never command-line arguments and never printed.",
@@ -205,7 +205,7 @@ export const LEDGER: readonly LedgerSection[] = [
     sentences: [
       [
         "SCV tags each delegated process through its environment (`SCV_PARENT`, `SCV_DELEGATION_DEPTH`), records it under `$SCV_HOME/state/delegations` while it runs, stops its process group and tagged descendants when it ends, and has the daemon stop orphans whose owning SCV process died.",
-        ["identity/delegate-markers", "panes/delegated-process", "process/run-markers", "process/run-record"],
+        ["identity/delegate-markers", "panes/delegated-process", "orch/markers", "process/run-markers", "process/run-record"],
       ],
       ["This cleanup is cooperative.", "descriptive"],
       [
@@ -270,7 +270,7 @@ export const LEDGER: readonly LedgerSection[] = [
       ],
       [
         "Its tools are still gated by approval, and each of its `approval.requested` events is relayed to the calling session's own approval gate (labelled `[scv-1 depth N]`, with the nested tool's name and risk), so the policy and user deciding the parent's side effects also decide the nested ones; a relay without a gate denies.",
-        "orch",
+        ["orch/relay"],
       ],
       [
         "`scv agents import scv` stores a copy of SCV's provider key in the nested SCV's `config.toml` (mode `0600`), because delegated agents never inherit key variables.",
@@ -280,7 +280,7 @@ export const LEDGER: readonly LedgerSection[] = [
       ["A background job (`background: true`) is the same delegated run, detached from the turn that started it.", "orch"],
       [
         "It has no turn to ask a person through, so each approval request its agent relays gets the answer the session gives without asking anyone: the approval policy's own decision (read-only requests under `on-risk` or `never`), else an approval when the client declared `auto_approve` in `session.start`, else a denial.",
-        ["approval/no-gate-denies"],
+        ["approval/no-gate-denies", "orch/background-no-gate"],
       ],
       [
         "A job therefore never gets more than the same request would get in the foreground: in the TUI its other requests are denied and it acts within the agent's own permissions (a step that needs approval fails), while an owner chat session, whose bridge already approves every request, grants its jobs the same.",

@@ -15,7 +15,7 @@ const HELP = `venom-conformance: the rules of Venom's source documents as checks
 
 Usage:
   venom-conformance --socket PATH --workspace DIR [--home DIR] [--stdio-command CMD] [--canary VALUE] [options]
-  venom-conformance --target echo|mux [options] start our venom-echo or venom-mux in a temporary home, check it, stop it
+  venom-conformance --target echo|mux|orch [options] start our venom-echo, venom-mux or venom-orch in a temporary home, check it, stop it
   venom-conformance --list [--target NAME | --socket PATH --workspace DIR]
                                                 every check: id, level, requirement; with a daemon, whether it runs there
 

@@ -8,6 +8,7 @@ import { framingChecks } from "./checks/framing.js";
 import { grantsChecks } from "./checks/grants.js";
 import { handshakeChecks } from "./checks/handshake.js";
 import { identityChecks } from "./checks/identity.js";
+import { orchChecks } from "./checks/orch.js";
 import { paneChecks } from "./checks/panes.js";
 import { processChecks } from "./checks/process.js";
 import { protocolChecks } from "./checks/protocol.js";
@@ -37,6 +38,7 @@ export const CHECKS: readonly Check[] = [
   ...delegatedChecks,
   ...identityChecks,
   ...paneChecks,
+  ...orchChecks,
   ...secretsChecks,
 ];
 

@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createConnection } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -24,11 +24,14 @@ const MAX_PRINTED = 4 * 1024 * 1024;
 const TARGETS: Record<string, { pkg: string; app: string }> = {
   echo: { pkg: "@venom/echo", app: "echo" },
   mux: { pkg: "@venom/mux", app: "mux" },
+  orch: { pkg: "@venom/orch", app: "orch" },
 };
+
+/** The probe agent the orch checks launch (`[agents.probe]`); see conformance/probe/agent.mjs. */
+export const PROBE_AGENT = fileURLToPath(new URL("../probe/agent.mjs", import.meta.url));
 
 /** Start one of our own daemons in a temporary VENOM_HOME and workspace, with a canary in its environment. */
 export async function startTarget(name: string): Promise<StartedTarget> {
-  if (name === "orch") throw new UsageError(`--target ${name}: venom-${name} is not available yet; echo and mux can be started`);
   const target = TARGETS[name];
   if (!target) throw new UsageError(`--target must be echo, mux or orch (got ${JSON.stringify(name)})`);
   const main = join(dirname(fileURLToPath(import.meta.resolve(target.pkg))), "main.js");
@@ -36,6 +39,9 @@ export async function startTarget(name: string): Promise<StartedTarget> {
   const workspace = mkdtempSync(join(tmpdir(), "venom-conformance-workspace-"));
   const canary = `venom-canary-${randomBytes(16).toString("hex")}`;
   const env = { ...ownEnv(), VENOM_HOME: home, [CANARY_VARIABLE]: canary };
+  // venom-orch launches the probe agent; it starts venom-mux in the same home on the first launch.
+  if (name === "orch")
+    writeFileSync(join(home, "config.toml"), `[agents.probe]\nexecutable = ${JSON.stringify(PROBE_AGENT)}\n`, { mode: 0o600 });
   const child = spawn(process.execPath, [main, "serve", "--workspace", workspace], { env, stdio: ["ignore", "pipe", "pipe"] });
   let printed = "";
   const keep = (chunk: Buffer) => {
@@ -45,6 +51,7 @@ export async function startTarget(name: string): Promise<StartedTarget> {
   child.stderr?.on("data", keep);
   const stop = async () => {
     await end(child);
+    if (name === "orch") await stopMux(env);
     rmSync(home, { recursive: true, force: true });
     rmSync(workspace, { recursive: true, force: true });
   };
@@ -81,6 +88,12 @@ async function listening(socket: string, child: ChildProcess): Promise<boolean> 
     if (accepted) return true;
   }
   return false;
+}
+
+/** The venom-mux venom-orch started for its panes: stopped with its own CLI, as a user would. */
+async function stopMux(env: NodeJS.ProcessEnv): Promise<void> {
+  const main = join(dirname(fileURLToPath(import.meta.resolve("@venom/mux"))), "main.js");
+  await new Promise((resolve) => spawn(process.execPath, [main, "stop"], { env, stdio: "ignore" }).once("exit", resolve));
 }
 
 /** SIGTERM, then SIGKILL if it has not exited within 5s. */

@@ -32,11 +32,14 @@ export interface WireLog {
   note(text: string): void;
 }
 
+/** How a client's gate answers: always the same, or per request (e.g. approve a launch, deny what is relayed). */
+export type Answer = "approve" | "deny" | ((params: unknown) => "approve" | "deny");
+
 export interface WireOptions {
   label: string;
   log: WireLog;
   /** The answer to each approval/request; without one every request is denied. */
-  approve?: "approve" | "deny";
+  approve?: Answer;
 }
 
 /** venom/1's default frame limit in bytes (spec/design.md, "Wire protocol"): the largest line either side must accept. */
@@ -88,6 +91,11 @@ export class WireClient {
   /** Speak over a pair of streams: a stdio endpoint, or a relay child. */
   static over(input: Readable, output: Writable, options: WireOptions): WireClient {
     return new WireClient(input, output, options);
+  }
+
+  #answer(params: unknown): "approve" | "deny" {
+    const { approve } = this.options;
+    return typeof approve === "function" ? approve(params) : (approve ?? "deny");
   }
 
   get closed(): boolean {
@@ -190,7 +198,7 @@ export class WireClient {
       this.requests.push({ id, method, params: message.params });
       void this.send(
         method === "approval/request"
-          ? { jsonrpc: "2.0", id, result: { decision: this.options.approve ?? "deny" } }
+          ? { jsonrpc: "2.0", id, result: { decision: this.#answer(message.params) } }
           : { jsonrpc: "2.0", id, error: { code: -32601, message: `unknown method: ${method.slice(0, 64)}` } },
       );
     } else if (typeof method === "string") {

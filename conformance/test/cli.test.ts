@@ -119,10 +119,17 @@ describe("venom-conformance", () => {
     expect(run.code, run.stdout).toBe(0);
   });
 
+  it("passes venom-orch: every applicable check, the agent checks included", async () => {
+    const run = await cli("--target", "orch", "--only", "orch/");
+    expect(run.stdout.split("\n").filter((line) => /^(FAIL|WARN|N-A)/.test(line))).toEqual([]);
+    for (const check of CHECKS.filter((c) => c.id.startsWith("orch/"))) expect(run.stdout).toContain(`PASS ${check.id} (`);
+    expect(run.code, run.stdout).toBe(0);
+  });
+
   it("refuses what it cannot do with exit 2", async () => {
-    const orch = await cli("--target", "orch");
-    expect(orch.code).toBe(2);
-    expect(orch.stderr).toContain("not available yet");
+    const unknown = await cli("--target", "tmux");
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain("--target must be echo, mux or orch");
     expect((await cli()).code).toBe(2);
     expect((await cli("--target", "echo", "--only", "nothing/")).code).toBe(2);
   });

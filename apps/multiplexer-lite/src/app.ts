@@ -7,6 +7,7 @@ import { VERSION } from "./version.js";
 /** venom-mux: a pane server. It offers no tools; its methods are `pane/*`. */
 export function createMuxDaemon(options: DaemonOptions): Daemon<MuxContext> {
   let panes: PaneTable | undefined;
+  let daemon: Daemon<MuxContext> | undefined;
   const definition: AppDefinition<MuxContext> = {
     app: "mux",
     server: { name: "venom-mux", version: VERSION },
@@ -18,15 +19,22 @@ export function createMuxDaemon(options: DaemonOptions): Daemon<MuxContext> {
         instance: daemon.instance,
         owner: daemon.owner,
         logger: daemon.logger,
+        launchers: daemon.launchers,
       });
       return paneMethods(panes);
     },
-    createContext: () => ({ attachments: new Map() }),
-    // A client that goes away is detached from every pane it watched; the panes run on.
+    createContext: () => ({ attachments: new Map(), bound: new Set() }),
+    // A client that goes away is detached from every pane it watched; the panes run on, except those
+    // bound to its connection: the kernel closes that the moment their owner dies (kill -9 included).
     disposeContext: (context) => {
       for (const [attachment, pane] of context.attachments) pane.detach(attachment);
+      for (const pane of context.bound) {
+        daemon?.logger.warn({ pane: pane.id }, "the connection that owned this pane closed; stopping it");
+        void panes?.kill(pane);
+      }
     },
     beforeStop: async () => panes?.closeAll(),
   };
-  return new Daemon(definition, options);
+  daemon = new Daemon(definition, options);
+  return daemon;
 }

@@ -1,6 +1,9 @@
 import type { Pane } from "./pane.js";
 
-/** What one client session of venom-mux holds: the panes it is attached to, by attachment id. */
+/** What one client session of venom-mux holds. */
 export interface MuxContext {
+  /** The panes it is attached to, by attachment id. */
   attachments: Map<string, Pane>;
+  /** Panes created with lifetime "connection": they end when this session's connection closes. */
+  bound: Set<Pane>;
 }

@@ -1,12 +1,13 @@
 import { accessSync, constants } from "node:fs";
 import { delimiter, isAbsolute, join } from "node:path";
 import type { PaneNewParamsSchema } from "@venom/proto";
-import { childMarkers, ErrorCode, MARKER_DEPTH, MARKER_PARENT, ProtocolError, ToolFailure } from "@venom/proto";
+import { type ApprovalGate, childMarkers, ErrorCode, MARKER_DEPTH, MARKER_PARENT, ProtocolError, ToolFailure } from "@venom/proto";
 import {
   type Config,
   type DelegationOwner,
   delegatedEnv,
   killGroup,
+  type LauncherTable,
   type Logger,
   type ProcessRef,
   processStat,
@@ -29,6 +30,8 @@ export interface PaneTableHost {
   instance: string;
   owner: DelegationOwner;
   logger: Logger;
+  /** Where the approvals of a pane's delegates go: the session that created the pane. */
+  launchers: LauncherTable;
 }
 
 /** Credential, endpoint and state variables no delegated pane inherits, beside every *_API_KEY (spec, "Tool rules"). */
@@ -51,6 +54,8 @@ interface Tracked {
   pane: Pane;
   recordId: string;
   anchor: ProcessRef;
+  /** Forgets the session that created the pane, once its record is gone. */
+  forgetLauncher: () => void;
 }
 
 /** Every pane of the daemon, by id (`%3`), name, or index. */
@@ -79,12 +84,15 @@ export class PaneTable {
     return found;
   }
 
-  create(params: z.infer<typeof PaneNewParamsSchema>, session: SessionState): Pane {
+  /** A new pane; `gate` is the creating session's, which its delegates' relayed approvals will ask. */
+  create(params: z.infer<typeof PaneNewParamsSchema>, session: SessionState, gate: ApprovalGate): Pane {
     const { config } = this.host;
     if (this.#panes.size >= config.mux.max_panes) {
       throw new ProtocolError(ErrorCode.Busy, `busy: at most ${config.mux.max_panes} panes (mux.max_panes)`);
     }
-    const depth = session.principal.depth + 1;
+    // An orchestrator launching for a delegate asks for a deeper pane; nobody can ask for a shallower one.
+    const parentDepth = Math.max(session.principal.depth, params.parentDepth ?? 0);
+    const depth = parentDepth + 1;
     const maxDepth = session.config.agent.max_delegation_depth;
     if (depth > maxDepth) {
       throw new ProtocolError(
@@ -105,7 +113,7 @@ export class PaneTable {
     const id = `%${index}`;
     const recordId = `mux-${this.host.instance.slice(0, 8)}-${index}`;
     const parent = `${this.host.instance}/${recordId}`;
-    const env = this.#env(params, parent, session.principal.depth, maxDepth);
+    const env = this.#env(params, parent, parentDepth, maxDepth);
     const argv = params.argv ?? [process.env.SHELL || "/bin/sh"];
     if (!resolvesToProgram(argv[0] as string, env.PATH ?? "", cwd)) {
       throw new ProtocolError(ErrorCode.InvalidParams, `invalid params: argv.0: no such program: ${argv[0]}`, { path: ["argv", "0"] });
@@ -129,7 +137,8 @@ export class PaneTable {
     // node-pty starts the program as a session leader: its pid is its process group.
     const startTime = processStat(pane.pid)?.startTime ?? 0;
     const anchor = { pid: pane.pid, startTime };
-    this.#panes.set(id, { pane, recordId, anchor });
+    const forgetLauncher = this.host.launchers.add(recordId, { name: pane.name, grant: session.grant, gate });
+    this.#panes.set(id, { pane, recordId, anchor, forgetLauncher });
     writeRecord(this.host.home, {
       id: recordId,
       owner: this.host.owner,
@@ -167,13 +176,16 @@ export class PaneTable {
         ...a.credential_vars,
         ...(a.state_var ? [a.state_var] : []),
       ]);
-      // The caller's env goes through the same scrubbing: it cannot put back a key, a credential, HOME or the markers.
+      const stateVar = params.stateVar ?? this.host.config.agents[agent]?.state_var;
+      // An allow-list: the base set from the daemon's environment plus the caller's env, from which
+      // no key, credential, HOME or marker gets through.
       return {
         ...delegatedEnv({
-          base: { ...process.env, ...params.env },
+          base: process.env,
+          extra: params.env ?? {},
           home: this.host.home,
           agent,
-          ...(this.host.config.agents[agent]?.state_var ? { stateVar: this.host.config.agents[agent].state_var } : {}),
+          ...(stateVar ? { stateVar } : {}),
           declaredVars: [...DECLARED_VARS, ...configured],
           parent,
           parentDepth,
@@ -196,6 +208,7 @@ export class PaneTable {
     if (!tracked) return;
     await this.#stopGroup(tracked);
     removeRecord(this.host.home, tracked.recordId);
+    tracked.forgetLauncher();
     this.host.logger.info({ pane: pane.id, exitCode: pane.exitCode, signal: pane.signal }, "pane exited");
   }
 
@@ -218,6 +231,7 @@ export class PaneTable {
     await this.#stopGroup(tracked);
     await Promise.race([pane.exited(), new Promise((r) => setTimeout(r, CANCEL_GRACE_MS))]);
     removeRecord(this.host.home, tracked.recordId);
+    tracked.forgetLauncher();
     this.#panes.delete(pane.id);
     pane.dispose();
   }

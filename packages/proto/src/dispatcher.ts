@@ -1,9 +1,9 @@
-import { policyDecision, unattendedAnswer } from "./approval.js";
+import { type ApprovalGate, askApproval } from "./approval.js";
 import { bounded, diagnosticFor } from "./diagnostics.js";
 import { invalidParams, ProtocolError } from "./errors.js";
 import type { Snapshot } from "./snapshot.js";
 import type { ToolDefinition } from "./tools.js";
-import { type ApprovalRequest, ErrorCode, type Grant, type Risk, type ToolResult } from "./wire.js";
+import { ErrorCode, type Grant, type Risk, type ToolResult } from "./wire.js";
 
 /** Why a call's signal was aborted: the caller cancelled it, or its deadline passed. */
 export class CallCancelled extends Error {
@@ -12,9 +12,6 @@ export class CallCancelled extends Error {
 export class CallDeadline extends Error {
   override readonly name = "CallDeadline";
 }
-
-/** Asks the person behind a session. `null` means the session has no gate: every question denies. */
-export type ApprovalGate = ((request: ApprovalRequest, signal: AbortSignal) => Promise<"approve" | "deny">) | null;
 
 /** Everything the dispatcher knows about the session a call belongs to. */
 export interface DispatchSession<Context> {
@@ -54,7 +51,7 @@ export interface PreparedCall<Context> {
 /** Runs around a call and may deny it before execution by returning a result instead of calling next. */
 export type Decorator<Context> = (call: PreparedCall<Context>, next: () => Promise<ToolResult>) => Promise<ToolResult>;
 
-const MAX_SUMMARY_CHARS = 512;
+const MAX_SUMMARY_CHARS = 1000;
 const MAX_DATA_CHARS = 64 * 1024;
 
 export function denied(message: string): ToolResult {
@@ -85,6 +82,8 @@ export class Dispatcher<Context> {
     const parsed = definition.input.safeParse(request.arguments ?? {});
     if (!parsed.success) throw invalidParams(parsed.error.issues, ["arguments"]);
     const input = parsed.data;
+    // The call's options against what the tool takes, before anyone is asked and before anything starts.
+    definition.precheck?.(input, session.context);
 
     const ceiling = session.limits.maxTimeoutSeconds;
     const timeoutSeconds = Math.min(request.timeoutSeconds ?? ceiling, ceiling);
@@ -101,7 +100,7 @@ export class Dispatcher<Context> {
       // A risk function that throws is treated as the riskiest answer its effect allows.
       risk: guard((): Risk => definition.risk(input), definition.effect === "mutating" ? "process" : "secret-read"),
       summary: bounded(
-        guard(() => definition.summarize(input), definition.name),
+        guard(() => definition.summarize(input, session.context), definition.name),
         MAX_SUMMARY_CHARS,
       ),
       timeoutSeconds,
@@ -204,19 +203,7 @@ export function fitEncoded(text: string, max: number, keep: "head" | "tail" = "h
  */
 const approvalGate: Decorator<unknown> = async (call, next) => {
   const { grant, gate, label, unattended } = call.session;
-  const decision = policyDecision(grant.policy, call.risk);
-  if (decision === "allow") return next();
-  if (decision === "deny") return denied(`approval policy "${grant.policy}" does not allow ${call.risk} calls`);
-  if (unattended || gate === null) {
-    if (unattendedAnswer(grant.policy, call.risk, grant.autoApprove) === "allow") return next();
-    return denied(`${call.definition.name} needs approval and no one can be asked (the client has no approval gate)`);
-  }
-  let answer: "approve" | "deny";
-  try {
-    answer = await gate({ callId: call.callId, tool: call.definition.name, summary: call.summary, risk: call.risk, label }, call.signal);
-  } catch {
-    answer = "deny";
-  }
-  if (call.signal.aborted) return denied("the call was cancelled while waiting for approval");
-  return answer === "approve" ? next() : denied(`the approval for ${call.definition.name} was refused`);
+  const request = { callId: call.callId, tool: call.definition.name, summary: call.summary, risk: call.risk, label };
+  const outcome = await askApproval(grant, gate, request, call.signal, unattended);
+  return outcome.allowed ? next() : denied(outcome.reason);
 };

@@ -25,7 +25,8 @@ export function computeGrant(inputs: GrantInputs): Grant {
   const disabled = new Set(inputs.disabledTools ?? []);
   let tools = inputs.noTools ? [] : inputs.snapshot.names.filter((name) => !disabled.has(name));
   let policy = inputs.policy;
-  let autoApprove = inputs.autoApprove === true;
+  // A delegate's word that it approves everything is worth nothing on its own: only a parent that auto-approves lends it.
+  let autoApprove = inputs.autoApprove === true && (inputs.principal.kind !== "delegate" || inputs.parent !== undefined);
   if (inputs.parent) {
     const parentTools = new Set(inputs.parent.tools);
     tools = tools.filter((name) => parentTools.has(name));

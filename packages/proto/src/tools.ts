@@ -19,7 +19,12 @@ export interface ToolSpec<Input, Context> {
   effect: Effect;
   replay: Replay;
   /** A short, human-readable account of this call for the approval prompt. */
-  summarize(input: Input): string;
+  summarize(input: Input, context: Context): string;
+  /**
+   * Checks this call's options against what the tool takes, before approval is
+   * asked and before anything starts; throws a ProtocolError naming the field.
+   */
+  precheck?(input: Input, context: Context): void;
   /** The risk of this call; defaults to one derived from effect and capabilities. */
   risk?(input: Input): Risk;
   /** This call's replay contract when it differs from the definition's (e.g. a write with an expected hash is idempotent). */

@@ -192,6 +192,19 @@ export const ApprovalRequestParamsSchema = z.strictObject({
 export const ApprovalResponseSchema = z.strictObject({ decision: z.enum(["approve", "deny"]) });
 export type ApprovalRequest = z.infer<typeof ApprovalRequestParamsSchema>;
 
+/**
+ * A daemon hands a delegate's approval to the daemon that owns the delegation
+ * (DESIGN.md, "Delegation across daemons"); that daemon shows it to the session
+ * that launched the delegation. Accepted only from owner-context peers.
+ */
+export const ApprovalRelayParamsSchema = z.strictObject({
+  /** The delegation record (its id) the calling delegate descends from. */
+  record: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/),
+  /** Depth of the delegate whose call asks. */
+  depth: z.number().int().min(1).max(1000),
+  request: ApprovalRequestParamsSchema,
+});
+
 export const ToolEventSchema = z.strictObject({
   callId: z.string(),
   tool: z.string(),
@@ -218,6 +231,13 @@ export const Methods = {
     params: DaemonRestartParamsSchema,
     result: DaemonRestartResultSchema,
   },
+  "approval/relay": {
+    direction: "client",
+    // Owner context only: a delegate must never be able to inject or answer approvals.
+    management: true,
+    params: ApprovalRelayParamsSchema,
+    result: ApprovalResponseSchema,
+  },
   "approval/request": {
     direction: "server",
     management: false,
@@ -232,6 +252,7 @@ export type MethodName = keyof typeof Methods;
 export const PaneTargetSchema = z.string().min(1).max(64);
 const PaneNameSchema = z.string().regex(/^[A-Za-z0-9_.:-]{1,64}$/, "letters, digits and _ . : - only");
 const DimensionSchema = z.number().int().min(2).max(1000);
+const EnvNameSchema = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/);
 
 export const PaneInfoSchema = z.strictObject({
   id: z.string(),
@@ -263,7 +284,7 @@ export const PaneNewParamsSchema = z.strictObject({
   name: PaneNameSchema.optional(),
   cols: DimensionSchema.default(80),
   rows: DimensionSchema.default(24),
-  env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/), z.string().max(64 * 1024)).optional(),
+  env: z.record(EnvNameSchema, z.string().max(64 * 1024)).optional(),
   /** inherit: the user's environment, as tmux does. delegated: scrubbed, with a private HOME (for agents). */
   envPolicy: z.enum(["inherit", "delegated"]).default("inherit"),
   /** Under `delegated`: whose private home under $VENOM_HOME/agents/ the pane gets. */
@@ -271,6 +292,15 @@ export const PaneNewParamsSchema = z.strictObject({
     .string()
     .regex(/^[a-z][a-z0-9-]{0,31}$/)
     .optional(),
+  /** Under `delegated`: the agent's own state variable (e.g. CODEX_HOME), pointed inside its private home. */
+  stateVar: EnvNameSchema.optional(),
+  /**
+   * Depth of whoever the caller launches for; the pane runs one level below the
+   * deeper of this and the caller's own depth (an orchestrator launching for a delegate).
+   */
+  parentDepth: z.number().int().min(0).max(1000).optional(),
+  /** "connection": the pane and its processes end when the creating connection closes (its owner died or let go). */
+  lifetime: z.enum(["detached", "connection"]).default("detached"),
 });
 export const PaneListResultSchema = z.strictObject({ panes: z.array(PaneInfoSchema) });
 export const PaneSendParamsSchema = z.strictObject({
@@ -333,8 +363,24 @@ export const PaneOutputSchema = z.strictObject({ attachment: z.string(), data: z
 export const PaneRedrawSchema = z.strictObject({ attachment: z.string(), screen: z.string() });
 export const PaneExitedSchema = z.strictObject({ attachment: z.string(), pane: PaneInfoSchema });
 
+// ── venom-orch: jobs ─────────────────────────────────────────────────────
+/** Where a delegated run is: from the process and the relay, never from its screen. */
+export const JobStateSchema = z.enum(["starting", "running", "awaiting-approval", "done", "failed", "cancelled", "timeout"]);
+export type JobState = z.infer<typeof JobStateSchema>;
+
+/** A job's progress, sent to the session that launched it (`venom-orch run` prints it on stderr). */
+export const AgentEventSchema = z.strictObject({
+  job: z.string(),
+  /** The pane's label, e.g. "claude-1". */
+  name: z.string(),
+  state: JobStateSchema,
+  /** A relayed approval's label and tool while awaiting approval; the exit code when done. */
+  detail: z.string().max(512).optional(),
+});
+
 export const Notifications = {
   "event/tool": { direction: "server", params: ToolEventSchema },
+  "event/agent": { direction: "server", params: AgentEventSchema },
   "pane/output": { direction: "server", params: PaneOutputSchema },
   "pane/redraw": { direction: "server", params: PaneRedrawSchema },
   "pane/exited": { direction: "server", params: PaneExitedSchema },

@@ -87,6 +87,10 @@ describe("grants", () => {
     const grant = computeGrant({ principal: delegate, snapshot, policy: "on-risk", autoApprove: true, parent });
     expect(grant).toEqual({ tools: ["echo", "write"], policy: "always", autoApprove: false, manage: false });
   });
+  it("a delegate cannot auto-approve its own calls by saying so: without a parent that auto-approves it gets nothing", () => {
+    expect(computeGrant({ principal: delegate, snapshot, policy: "on-risk", autoApprove: true }).autoApprove).toBe(false);
+    expect(computeGrant({ principal: owner, snapshot, policy: "on-risk", autoApprove: true }).autoApprove).toBe(true);
+  });
   it("disabled tools are removed", () => {
     expect(computeGrant({ principal: owner, snapshot, policy: "on-risk", disabledTools: ["write"] }).tools).toEqual(["echo", "read"]);
   });

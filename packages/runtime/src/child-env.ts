@@ -2,11 +2,12 @@ import { join } from "node:path";
 import { childMarkers } from "@venom/proto";
 import { privateDir, type VenomHome } from "./home.js";
 
-// The environment of a delegated child (DESIGN.md, "Containment"): nothing that
-// selects a Venom instance, no API key, and none of the credential, endpoint
-// or state variables any adapter declares, so no agent inherits the user's or
-// another agent's credentials; instead a private HOME, XDG directories and
-// state directory inside $VENOM_HOME/agents/<agent>, plus the delegation markers.
+// The environment of a delegated child (DESIGN.md, "Delegation across daemons"):
+// an allow-list, not a deny-list. A documented base set, the names the launcher
+// passes on purpose, VENOM_HOME (so the child reaches this instance's daemons, as
+// a delegate), a private HOME, XDG directories and state directory inside
+// $VENOM_HOME/agents/<agent>, and the markers. A secret-shaped name never passes,
+// even when asked for, so no agent inherits the user's or another agent's credentials.
 
 /** A delegation that would go deeper than agent.max_delegation_depth. */
 export class DelegationDepthError extends Error {
@@ -14,14 +15,18 @@ export class DelegationDepthError extends Error {
 }
 
 export interface DelegatedEnvOptions {
-  /** The environment to start from (usually process.env); never modified. */
+  /** Where the base set and passed names are taken from (usually process.env); never modified. */
   base: NodeJS.ProcessEnv;
+  /** Names beyond the base set to take from `base` (an adapter's env_pass). */
+  pass?: readonly string[];
+  /** Values the launcher sets (a pane's env); the same names are refused as from `base`. */
+  extra?: Readonly<Record<string, string>>;
   home: VenomHome;
   agent: string;
   /** The agent's own state variable (e.g. CODEX_HOME), pointed inside its private home. */
   stateVar?: string;
-  /** Credential, endpoint and state variables adapters declare; a trailing `*` names a prefix (`GROK_*`). */
-  declaredVars: string[];
+  /** Credential, endpoint and state variables adapters declare; a trailing `*` names a prefix (`GROK_*`). Never passed. */
+  declaredVars: readonly string[];
   /** VENOM_PARENT for the child, e.g. "<instance>/<delegation id>". */
   parent: string;
   parentDepth: number;
@@ -33,6 +38,29 @@ const VAR_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*\*?$/;
 const PARENT = /^[\x21-\x7e]{1,256}$/;
 
 /** Private directories inside the agent home, relative to it. */
+/** What every delegated child gets from the launcher's environment (docs/venom-orch.md, "Environment"). */
+export const BASE_ENV = ["PATH", "LANG", "LC_*", "TERM", "TZ", "USER", "LOGNAME", "SHELL"] as const;
+
+/**
+ * Names that look like a credential, an endpoint or another agent's state: they
+ * never reach a delegated child, whoever asks. Matched without regard to case.
+ */
+const SECRET_SHAPED = [
+  /^VENOM_/,
+  /_API_KEY$/,
+  /TOKEN/,
+  /SECRET/,
+  /PASSWORD|PASSWD/,
+  /CREDENTIAL/,
+  /^(AWS|AZURE|ANTHROPIC|OPENAI|GOOGLE|GEMINI|XAI|DEEPSEEK|CLAUDE|CODEX|GROK|DSH|PI)_/,
+];
+
+/** Whether `name` may never be passed to a delegated child. */
+export function isSecretShaped(name: string): boolean {
+  const upper = name.toUpperCase();
+  return SECRET_SHAPED.some((pattern) => pattern.test(upper));
+}
+
 const XDG_DIRS = {
   XDG_CONFIG_HOME: ".config",
   XDG_DATA_HOME: ".local/share",
@@ -57,15 +85,19 @@ export function delegatedEnv(options: DelegatedEnvOptions): Record<string, strin
   if (!AGENT_NAME.test(agent)) throw new TypeError("agent name must match ^[a-z][a-z0-9-]{0,31}$");
   if (!PARENT.test(parent)) throw new TypeError("parent must be 1-256 printable ASCII characters without spaces");
   if (stateVar?.endsWith("*")) throw new TypeError("stateVar must name one variable, not a prefix");
-  const removed = stateVar === undefined ? declaredVars : [...declaredVars, stateVar];
-  for (const name of removed) {
+  const refused = stateVar === undefined ? declaredVars : [...declaredVars, stateVar];
+  for (const name of refused) {
     if (!VAR_PATTERN.test(name)) throw new TypeError(`not an environment variable name or prefix: ${name.slice(0, 64)}`);
   }
+  const allowed = (name: string) => !isSecretShaped(name) && !matchesAny(name, refused);
+  const wanted = [...BASE_ENV, ...(options.pass ?? [])];
 
   const env: Record<string, string> = {};
   for (const [name, value] of Object.entries(base)) {
-    if (value === undefined || isStripped(name, removed)) continue;
-    env[name] = value;
+    if (value !== undefined && matchesAny(name, wanted) && allowed(name)) env[name] = value;
+  }
+  for (const [name, value] of Object.entries(options.extra ?? {})) {
+    if (allowed(name)) env[name] = value;
   }
 
   const agentHome = join(home.agents, agent);
@@ -73,6 +105,7 @@ export function delegatedEnv(options: DelegatedEnvOptions): Record<string, strin
   privateDir(home.agents);
   privateDir(agentHome);
   env.HOME = agentHome;
+  env.VENOM_HOME = home.root;
   const dirs: [string, string][] = Object.entries(XDG_DIRS);
   if (stateVar !== undefined) dirs.push([stateVar, "state"]);
   for (const [name, relative] of dirs) {
@@ -83,9 +116,6 @@ export function delegatedEnv(options: DelegatedEnvOptions): Record<string, strin
   return { ...env, ...childMarkers(parent, parentDepth) };
 }
 
-function isStripped(name: string, declared: readonly string[]): boolean {
-  // Case-insensitive where it can only remove more: a selector or key in odd case still goes.
-  const upper = name.toUpperCase();
-  if (upper.startsWith("VENOM_") || upper.endsWith("_API_KEY")) return true;
-  return declared.some((pattern) => (pattern.endsWith("*") ? name.startsWith(pattern.slice(0, -1)) : name === pattern));
+function matchesAny(name: string, patterns: readonly string[]): boolean {
+  return patterns.some((pattern) => (pattern.endsWith("*") ? name.startsWith(pattern.slice(0, -1)) : name === pattern));
 }

@@ -7,11 +7,23 @@ import { DEFAULT_FRAME_LIMIT } from "./framing.js";
 
 const positiveInt = z.number().int().positive();
 
+const EnvName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "an environment variable name");
+
+/**
+ * `[agents.NAME]`: adds an agent or overrides a built-in adapter's fields
+ * (docs/venom-orch.md, "Adapters"). User configuration only: a project config
+ * that names any of these is an error.
+ */
 const AgentSchema = z.strictObject({
-  executable: z.string().min(1),
-  args: z.array(z.string()).default([]),
-  credential_vars: z.array(z.string()).default([]),
-  state_var: z.string().optional(),
+  executable: z.string().min(1).optional(),
+  /** Arguments before the prompt. */
+  args: z.array(z.string()).optional(),
+  /** A flag put right before the prompt (e.g. "-p"); "" appends the prompt alone. */
+  prompt_arg: z.string().optional(),
+  state_var: EnvName.optional(),
+  credential_vars: z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*\*?$/, "a variable name or PREFIX*")).default([]),
+  /** Variables of the daemon's environment the agent may see besides the base set; secret-shaped names never pass. */
+  env_pass: z.array(EnvName).default([]),
   permissions: z.enum(["default", "full"]).default("default"),
   acp: z.boolean().default(false),
 });

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { Readable, Writable } from "node:stream";
 import {
+  type ApprovalGate,
   bounded,
   type Dispatcher,
   ErrorCode,
@@ -12,14 +13,17 @@ import {
   type RequestId,
 } from "@venom/proto";
 import type { z } from "zod";
+import type { VenomHome } from "./home.js";
 import type { Logger } from "./log.js";
 import type { PeerFacts } from "./peer.js";
+import { type LauncherTable, type RelayParams, relayGate } from "./relay.js";
 import { RpcPeer } from "./rpc.js";
 import {
   clientGate,
   dispatchSession,
   establishSession,
   type HelloContext,
+  type SessionLink,
   type SessionState,
   sessionNotices,
   type Transport,
@@ -42,8 +46,11 @@ export interface ConnectionHost<Context> {
   readonly dispatcher: Dispatcher<Context>;
   readonly frameLimit: number;
   readonly appMethods: Readonly<Record<string, AppMethod<Context>>>;
+  readonly home: VenomHome;
+  readonly launchers: LauncherTable;
   helloContext(transport: Transport, peer: PeerFacts): HelloContext;
-  createContext(state: SessionState): Context;
+  createContext(state: SessionState, link: SessionLink): Context;
+  relayed(params: RelayParams, signal: AbortSignal): Promise<"approve" | "deny">;
   disposeContext(context: Context): void;
   status(): unknown;
   stop(): void;
@@ -56,6 +63,10 @@ export interface ConnectionSession<Context> {
   readonly state: SessionState;
   readonly context: Context;
   readonly rpc: RpcPeer;
+  /** Where this session's approvals go (the relay, for a delegate). */
+  readonly gate: ApprovalGate;
+  /** Aborted when the connection closes. */
+  readonly closed: AbortSignal;
 }
 
 const MAX_CALLS_PER_CONNECTION = 16;
@@ -65,6 +76,7 @@ export class Connection<Context> {
   readonly rpc: RpcPeer;
   #session: ConnectionSession<Context> | null = null;
   readonly #calls = new Map<string, AbortController>();
+  readonly #closed = new AbortController();
 
   constructor(
     private readonly host: ConnectionHost<Context>,
@@ -83,6 +95,7 @@ export class Connection<Context> {
         closed: () => {
           // A closed connection cancels its calls: nobody is left to receive them.
           for (const controller of this.#calls.values()) controller.abort();
+          this.#closed.abort();
           this.#disposeWhenIdle();
           onClosed();
         },
@@ -143,6 +156,8 @@ export class Connection<Context> {
         controller?.abort();
         return { cancelled: controller !== undefined };
       }
+      case "approval/relay":
+        return { decision: await this.host.relayed(value as RelayParams, this.#closed.signal) };
       case "daemon/status":
         return this.host.status();
       case "daemon/stop":
@@ -180,10 +195,18 @@ export class Connection<Context> {
   }
 
   #hello(params: unknown): unknown {
-    const state = establishSession(params, this.host.helloContext(this.transport, this.peer));
+    const helloContext = this.host.helloContext(this.transport, this.peer);
+    const state = establishSession(params, helloContext);
     const hello = HelloParamsSchema.parse(params);
-    const context = this.host.createContext(state);
-    this.#session = { state, context, rpc: this.rpc };
+    // A delegate never answers its own approvals, whatever it declared: they go up the relay.
+    const gate =
+      state.principal.kind === "delegate"
+        ? relayGate(this.host, helloContext.record, state.principal.depth)
+        : clientGate(this.rpc, hello.approvals === true);
+    this.gate = gate;
+    const closed = this.#closed.signal;
+    const context = this.host.createContext(state, { gate, closed, notify: (method, p) => this.rpc.notify(method, p) });
+    this.#session = { state, context, rpc: this.rpc, gate, closed };
     this.#greeted = new Promise((resolve) => setImmediate(resolve));
     this.host.logger.info(
       {
@@ -195,7 +218,6 @@ export class Connection<Context> {
       },
       "session established",
     );
-    this.gate = clientGate(this.rpc, hello.approvals === true);
     return {
       protocol: PROTOCOL,
       server: this.host.server,
@@ -214,7 +236,7 @@ export class Connection<Context> {
     };
   }
 
-  private gate: ReturnType<typeof clientGate> = null;
+  private gate: ApprovalGate = null;
 
   async #call(
     session: ConnectionSession<Context>,

@@ -13,7 +13,8 @@ import { createLogger, type Logger } from "./log.js";
 import { NO_SANDBOX_NOTICE } from "./notices.js";
 import { checkPeer, type PeerFacts } from "./peer.js";
 import { processStat } from "./proc.js";
-import type { HelloContext, SessionState, Transport } from "./session.js";
+import { LauncherTable, type RelayParams } from "./relay.js";
+import type { HelloContext, SessionLink, SessionState, Transport } from "./session.js";
 import { answers } from "./socket-probe.js";
 
 /** What an app brings to the runtime: its tools, its containment, its own methods. */
@@ -25,10 +26,12 @@ export interface AppDefinition<Context> {
   decorators?: readonly Decorator<Context>[];
   /** The app's own methods (`pane/*`, `agent/*`), built once the daemon exists. */
   methods?(daemon: Daemon<Context>): Readonly<Record<string, AppMethod<Context>>>;
+  /** What the app adds to `status` notices (e.g. jobs a crash interrupted). */
+  notices?(): string[];
   /** Runs first when the daemon stops, e.g. to end every pane. */
   beforeStop?(): Promise<void>;
-  /** What tools see of a session (e.g. its workspace opened as a directory fd). */
-  createContext(state: SessionState, daemon: Daemon<Context>): Context;
+  /** What tools see of a session (e.g. its workspace opened as a directory fd), and how to reach its client. */
+  createContext(state: SessionState, daemon: Daemon<Context>, link: SessionLink): Context;
   /** Release what createContext took, when the session's connection closes. */
   disposeContext?(context: Context): void;
 }
@@ -56,6 +59,8 @@ export class Daemon<Context> implements ConnectionHost<Context> {
   readonly appMethods: Readonly<Record<string, AppMethod<Context>>>;
   /** This daemon as the owner of delegation records: they are orphans once it is gone. */
   readonly owner: DelegationOwner;
+  /** The sessions that launched this daemon's delegations: where their delegates' approvals go. */
+  readonly launchers = new LauncherTable();
   readonly #connections = new Set<Connection<Context>>();
   readonly #started = Date.now();
   #server: Server | null = null;
@@ -76,7 +81,7 @@ export class Daemon<Context> implements ConnectionHost<Context> {
     this.workspace = realpathSync(options.workspace);
     this.frameLimit = options.config.protocol.max_frame_bytes;
     const stat = processStat(process.pid);
-    this.owner = { instance: this.instance, pid: process.pid, startTime: stat?.startTime ?? 0 };
+    this.owner = { instance: this.instance, app: definition.app, pid: process.pid, startTime: stat?.startTime ?? 0 };
     this.appMethods = definition.methods?.(this) ?? {};
     this.#stopped = new Promise((resolve) => {
       this.#markStopped = resolve;
@@ -185,16 +190,26 @@ export class Daemon<Context> implements ConnectionHost<Context> {
     };
     const record = findAncestorRecord(this.options.home, peer.pid);
     if (!record) return { ...base, observed: [] };
+    // Tool names belong to the daemon that recorded the grant: another daemon's
+    // grant narrows only the policy and auto-approval, which mean the same everywhere.
+    const sameDaemon = record.owner.instance === this.instance;
     return {
       ...base,
       observed: [{ markers: { depth: record.depth, parent: record.parent }, evidence: "ancestry" }],
+      record,
       parentWorkspace: record.workspace,
-      parentGrant: record.grant,
+      parentGrant: sameDaemon ? record.grant : { ...record.grant, tools: [...this.snapshot.names] },
     };
   }
 
-  createContext(state: SessionState): Context {
-    return this.definition.createContext(state, this);
+  createContext(state: SessionState, link: SessionLink): Context {
+    return this.definition.createContext(state, this, link);
+  }
+
+  /** A delegate's approval relayed to us by a daemon of this instance (or by ourselves). */
+  relayed(params: RelayParams, signal: AbortSignal): Promise<"approve" | "deny"> {
+    this.logger.info({ record: params.record, tool: params.request.tool, depth: params.depth }, "approval relayed");
+    return this.launchers.answer(params, signal);
   }
 
   disposeContext(context: Context): void {
@@ -210,7 +225,7 @@ export class Daemon<Context> implements ConnectionHost<Context> {
       workspace: this.workspace,
       connections: this.#connections.size,
       activeCalls: this.#activeCalls,
-      notices: [NO_SANDBOX_NOTICE],
+      notices: [NO_SANDBOX_NOTICE, ...(this.definition.notices?.() ?? [])],
     };
   }
 

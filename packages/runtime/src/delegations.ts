@@ -1,4 +1,4 @@
-import { closeSync, constants, fstatSync, openSync, readdirSync, readSync, unlinkSync } from "node:fs";
+import { readdirSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
 import { GrantSchema } from "@venom/proto";
 import { z } from "zod";
@@ -14,6 +14,7 @@ import {
   verifiedMembers,
   waitUntil,
 } from "./proc.js";
+import { readSmallFile } from "./small-file.js";
 
 // Delegation records (spec, "Delegated runs"): one private file per running
 // delegated process in $VENOM_HOME/state/delegations, so a daemon can tell a
@@ -27,7 +28,13 @@ const startTime = z.number().int().nonnegative();
 export const DelegationRecordSchema = z.strictObject({
   id: z.string().regex(ID),
   /** The daemon that started the process; its records are orphans once it is gone. */
-  owner: z.strictObject({ instance: z.string().min(1).max(256), pid, startTime }),
+  owner: z.strictObject({
+    instance: z.string().min(1).max(256),
+    /** Which app's daemon it is: a delegate's approvals are relayed to $VENOM_HOME/state/<app>.sock. */
+    app: z.enum(["echo", "mux", "orch"]),
+    pid,
+    startTime,
+  }),
   pid,
   startTime,
   pgid: pid,
@@ -88,24 +95,13 @@ export function listRecords(home: VenomHome): DelegationRecord[] {
 }
 
 function readRecord(path: string): DelegationRecord | null {
-  let fd: number;
+  const bytes = readSmallFile(path, MAX_RECORD_BYTES);
+  if (bytes === null) return null;
   try {
-    // O_NOFOLLOW|O_NONBLOCK: a planted symlink or FIFO is skipped, never followed or waited on.
-    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-  } catch {
-    return null;
-  }
-  try {
-    const stat = fstatSync(fd);
-    if (!stat.isFile() || stat.size > MAX_RECORD_BYTES) return null;
-    const buffer = Buffer.alloc(stat.size);
-    const length = readSync(fd, buffer, 0, stat.size, 0);
-    const parsed = DelegationRecordSchema.safeParse(JSON.parse(buffer.subarray(0, length).toString("utf8")));
+    const parsed = DelegationRecordSchema.safeParse(JSON.parse(bytes.toString("utf8")));
     return parsed.success ? parsed.data : null;
   } catch {
     return null;
-  } finally {
-    closeSync(fd);
   }
 }
 

@@ -19,6 +19,7 @@ import {
 } from "@venom/proto";
 import type { z } from "zod";
 import { applyProjectConfig, type Config, ConfigError } from "./config.js";
+import type { DelegationRecord } from "./delegations.js";
 import { DELEGATE_NOTICE, NO_SANDBOX_NOTICE } from "./notices.js";
 import type { PeerFacts } from "./peer.js";
 import type { RpcPeer } from "./rpc.js";
@@ -33,9 +34,20 @@ export interface SessionState {
   readonly workspace: string;
   readonly config: Config;
   readonly label: string;
+  /** The delegation record a delegate descends from (by process ancestry); null for the owner or an unrecorded delegate. */
+  readonly record: string | null;
 }
 
 export type HelloParams = z.infer<typeof HelloParamsSchema>;
+
+/** How an app reaches the client of a session: the session's gate and its notifications. */
+export interface SessionLink {
+  /** The session's own gate: the client's for the owner, the relay for a delegate, null for nobody. */
+  readonly gate: ApprovalGate;
+  notify(method: string, params: unknown): void;
+  /** Aborted when the connection closes. */
+  readonly closed: AbortSignal;
+}
 
 /** Is `path` the directory `root` or inside it? Both must already be canonical. */
 export function isWithin(root: string, path: string): boolean {
@@ -65,6 +77,8 @@ export interface HelloContext {
   config: Config;
   /** The daemon's own workspace (canonical). */
   workspace: string;
+  /** The delegation record of the peer or its nearest recorded ancestor, verified by pid and start time. */
+  record?: DelegationRecord;
   /** The workspace of the delegation this peer belongs to, when known. */
   parentWorkspace?: string;
   parentGrant?: Grant;
@@ -135,9 +149,10 @@ export function establishSession(raw: unknown, ctx: HelloContext): SessionState 
     autoApprove: hello.autoApprove,
     parent: ctx.parentGrant,
   });
-  const label =
-    principal.kind === "delegate" ? `[${ctx.app} via ${principal.parent ?? "unknown"} depth ${principal.depth}]` : `[${ctx.app}]`;
-  return { principal, grant: Object.freeze(grant), snapshot: ctx.snapshot.restrict(grant.tools), workspace, config, label };
+  // A delegate's questions travel the relay, which adds the chain it came through ("[echo via claude-1 depth 1]").
+  const label = `[${ctx.app}]`;
+  const record = principal.kind === "delegate" ? (ctx.record?.id ?? null) : null;
+  return { principal, grant: Object.freeze(grant), snapshot: ctx.snapshot.restrict(grant.tools), workspace, config, label, record };
 }
 
 /** The workspace's project config, as a restriction; a bad one is the caller's error, named. */

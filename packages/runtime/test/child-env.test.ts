@@ -50,10 +50,27 @@ function mode(path: string): number {
 }
 
 describe("delegatedEnv", () => {
-  it("keeps credentials, selectors and declared variables from a real child", () => {
+  it("is an allow-list: an unlisted variable of the launcher does not reach the child", () => {
+    const env = delegatedEnv({
+      base: { ...USER_ENV, SOME_RANDOM_SETTING: "x", LC_ALL: "C" },
+      home,
+      agent: "claude",
+      declaredVars: [],
+      parent: "orch-1/d1",
+      parentDepth: 0,
+      maxDepth: 2,
+    });
+    expect(env.SOME_RANDOM_SETTING).toBeUndefined();
+    expect(env.LC_ALL).toBe("C");
+  });
+
+  it("passes only the base set and asked-for names, never a secret-shaped or declared one, to a real child", () => {
     const base = { ...USER_ENV };
     const env = delegatedEnv({
       base,
+      // Asking for secrets by name does not pass them: only GROKKER is harmless.
+      pass: ["GROKKER", "OPENAI_API_KEY", "GROK_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN", "VENOM_SOCKET", "CODEX_HOME"],
+      extra: { EXTRA_OK: "1", AWS_SECRET_ACCESS_KEY: "canary-aws", Gh_Token: "canary-gh" },
       home,
       agent: "codex",
       stateVar: "CODEX_HOME",
@@ -68,11 +85,15 @@ describe("delegatedEnv", () => {
       expect(name.toUpperCase().endsWith("_API_KEY")).toBe(false);
       expect(name.startsWith("GROK_")).toBe(false);
     }
-    for (const name of ["CLAUDE_CODE_OAUTH_TOKEN", "OPENAI_BASE_URL", "VENOM_HOME", "VENOM_SOCKET"]) expect(seen.has(name)).toBe(false);
+    for (const name of ["CLAUDE_CODE_OAUTH_TOKEN", "OPENAI_BASE_URL", "VENOM_SOCKET", "AWS_SECRET_ACCESS_KEY", "Gh_Token"])
+      expect(seen.has(name)).toBe(false);
     expect([...seen.values()].some((value) => value.startsWith("canary-") || value.includes("someone"))).toBe(false);
     expect(seen.get("PATH")).toBe(process.env.PATH);
     expect(seen.get("LANG")).toBe("C.UTF-8");
     expect(seen.get("GROKKER")).toBe("not a GROK_ variable");
+    expect(seen.get("EXTRA_OK")).toBe("1");
+    // The child reaches this instance's daemons (as a delegate), never the user's own home's.
+    expect(seen.get("VENOM_HOME")).toBe(home.root);
     expect(seen.has("UNSET")).toBe(false);
     // The caller's object is left as it was.
     expect(base).toEqual(USER_ENV);

@@ -66,7 +66,7 @@ async function deadOwner(): Promise<DelegationRecord["owner"]> {
   const { child, ref } = start(["sleep", "30"]);
   child.kill("SIGKILL");
   await new Promise((done) => child.once("exit", done));
-  return { instance: "orch-dead", ...ref };
+  return { instance: "orch-dead", app: "orch", ...ref };
 }
 
 function record(id: string, ref: ProcessRef, owner: DelegationRecord["owner"], pgid = ref.pid): DelegationRecord {
@@ -87,6 +87,7 @@ function record(id: string, ref: ProcessRef, owner: DelegationRecord["owner"], p
 
 const self = (): DelegationRecord["owner"] => ({
   instance: "orch-live",
+  app: "orch",
   pid: process.pid,
   startTime: processStat(process.pid)?.startTime as number,
 });

@@ -1,5 +1,38 @@
+import { askApproval, ErrorCode, ProtocolError } from "@venom/proto";
+import type { ConnectionSession } from "@venom/runtime";
+import type { MuxContext } from "../context.js";
 import type { PaneTable } from "../panes.js";
-import { paneMethod } from "./define.js";
+import { type PaneParams, paneMethod } from "./define.js";
 
+/**
+ * A new pane. The owner creates one as in tmux; a delegate's new pane starts a
+ * process one level deeper, so it needs approval, which goes up the relay to
+ * whoever launched the delegate (never the delegate's own connection).
+ */
 export const newMethod = (panes: PaneTable) =>
-  paneMethod("pane/new", async (params, session) => panes.create(params, session.state).info());
+  paneMethod("pane/new", async (params, session) => {
+    if (session.state.principal.kind === "delegate") await approveNewPane(params, session);
+    const pane = panes.create(params, session.state, session.gate);
+    if (params.lifetime === "connection") {
+      session.context.bound.add(pane);
+      void pane.exited().then(() => session.context.bound.delete(pane));
+    }
+    return pane.info();
+  });
+
+async function approveNewPane(params: PaneParams<"pane/new">, session: ConnectionSession<MuxContext>): Promise<void> {
+  const argv = (params.argv ?? ["(default shell)"]).map((a) => JSON.stringify(a)).join(" ");
+  const request = {
+    callId: `pane-new-${Date.now()}`,
+    tool: "pane/new",
+    summary: `new pane${params.name ? ` ${params.name}` : ""}: ${argv}${params.cwd ? ` in ${params.cwd}` : ""}`.slice(0, 1024),
+    risk: "process" as const,
+    label: session.state.label,
+  };
+  const outcome = await askApproval(session.state.grant, session.gate, request, session.closed);
+  if (!outcome.allowed) {
+    throw new ProtocolError(ErrorCode.OwnerRequired, `refused: a delegate's new pane needs approval: ${outcome.reason}`, {
+      principal: session.state.principal,
+    });
+  }
+}

@@ -1,7 +1,8 @@
 import { type ParseArgsConfig, parseArgs } from "node:util";
-import { parseMarkers } from "@venom/proto";
+import { ErrorCode, parseMarkers } from "@venom/proto";
 import { VenomHome } from "../home.js";
 import { NO_SANDBOX_NOTICE } from "../notices.js";
+import { RpcRemoteError } from "../rpc.js";
 
 /** Exit codes scripts can trust. */
 export const Exit = { ok: 0, failed: 1, usage: 2, refused: 3, notRunning: 4 } as const;
@@ -28,7 +29,7 @@ export interface Command {
    * Owner-only: refused before connecting when this process runs under a
    * delegation (spec, "Delegated runs"); the daemon refuses again on its own evidence.
    */
-  management: boolean | ((values: CommandRun["values"]) => boolean);
+  management: boolean | ((values: CommandRun["values"], positionals: readonly string[]) => boolean);
   options?: ParseArgsConfig["options"];
   /** Allow arguments after the command's own (e.g. an argv after `--`). */
   strict?: boolean;
@@ -131,7 +132,7 @@ export async function runProgram(program: Program, argv: readonly string[], io: 
     return Exit.ok;
   }
   const json = values.json === true;
-  const management = typeof command.management === "function" ? command.management(values) : command.management;
+  const management = typeof command.management === "function" ? command.management(values, parsed.positionals) : command.management;
   if (management) {
     const markers = parseMarkers(process.env);
     if (markers.depth > 0) {
@@ -150,8 +151,10 @@ export async function runProgram(program: Program, argv: readonly string[], io: 
     }
     const message = error instanceof Error ? error.message : String(error);
     const notRunning = error instanceof NotRunning;
-    if (json) io.out(JSON.stringify({ error: notRunning ? "not-running" : "failed", message }));
+    // The daemon refused on its own evidence (owner context, depth limit): the same exit code as the CLI's own refusal.
+    const refused = error instanceof RpcRemoteError && (error.code === ErrorCode.OwnerRequired || error.code === ErrorCode.DepthLimit);
+    if (json) io.out(JSON.stringify({ error: notRunning ? "not-running" : refused ? "refused" : "failed", message }));
     else io.err(`${program.name} ${name}: ${message}`);
-    return notRunning ? Exit.notRunning : Exit.failed;
+    return notRunning ? Exit.notRunning : refused ? Exit.refused : Exit.failed;
   }
 }

@@ -1,11 +1,15 @@
-import { VenomClient } from "../../client.js";
+import { type ClientOptions, VenomClient } from "../../client.js";
 import type { VenomHome } from "../../home.js";
 import type { CliApp } from "../app.js";
 import { terminalGate } from "../gate.js";
 import { NotRunning } from "../program.js";
 
 /** Connect a CLI command to its app's daemon; approvals go to the terminal when there is one. */
-export async function connectCli(app: CliApp, home: VenomHome, options: { workspace?: string } = {}): Promise<VenomClient> {
+export async function connectCli(
+  app: CliApp,
+  home: VenomHome,
+  options: Omit<Partial<ClientOptions>, "client" | "gate"> = {},
+): Promise<VenomClient> {
   const socket = home.socket(app.app);
   try {
     const gate = terminalGate(app.program);

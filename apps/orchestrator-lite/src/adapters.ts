@@ -1,0 +1,214 @@
+import { accessSync, constants, statSync } from "node:fs";
+import { createRequire } from "node:module";
+import { homedir } from "node:os";
+import { delimiter, isAbsolute, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { Config } from "@venom/runtime";
+
+// The agents venom-orch can launch (spec, "`agent` tool"): each adapter is an
+// executable and an argument vector, never a shell line; the prompt is
+// appended as exactly one argument, after `promptArg` when the CLI wants a flag.
+
+/** How an agent signs in inside its private home (`venom-orch agents login NAME`). */
+export type Login =
+  /** Run the agent's own sign-in with these arguments, in its private environment. */
+  | { argv: string[] }
+  /** Read a key without echo (or from stdin) into this file of the agent's state directory, mode 0600. */
+  | { keyFile: string };
+
+export interface Adapter {
+  name: string;
+  /** A program name looked up in `lookIn` then PATH, or an absolute path. */
+  executable: string;
+  /** Directories under the user's home searched before PATH, as a login shell would. */
+  lookIn: string[];
+  args: string[];
+  /** The flag right before the prompt; "" puts the prompt alone. */
+  promptArg: string;
+  /** The agent's own state variable, pointed at $VENOM_HOME/agents/NAME/state. */
+  stateVar?: string;
+  /** Variables that carry its credentials or endpoints: never passed, whoever asks. */
+  credentialVars: string[];
+  envPass: string[];
+  permissions: "default" | "full";
+  /** The agent's own full-autonomy switches, used only with permissions = "full". */
+  fullArgs: string[];
+  login: Login;
+}
+
+const LOCAL = [".local/bin"];
+
+/** The built-in adapters (issue #8, "Adapters"); `[agents.NAME]` in the user's config overrides any field. */
+const BUILT_IN: readonly Adapter[] = [
+  {
+    name: "claude",
+    executable: "claude",
+    lookIn: LOCAL,
+    args: [],
+    promptArg: "-p",
+    stateVar: "CLAUDE_CONFIG_DIR",
+    credentialVars: ["ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL", "CLAUDE_CODE_OAUTH_TOKEN"],
+    envPass: [],
+    permissions: "default",
+    fullArgs: ["--permission-mode", "bypassPermissions"],
+    login: { argv: ["setup-token"] },
+  },
+  {
+    name: "codex",
+    executable: "codex",
+    lookIn: LOCAL,
+    args: ["exec"],
+    promptArg: "",
+    stateVar: "CODEX_HOME",
+    credentialVars: ["OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_ORG_ID", "CODEX_API_KEY"],
+    envPass: [],
+    permissions: "default",
+    fullArgs: ["--dangerously-bypass-approvals-and-sandbox"],
+    login: { argv: ["login"] },
+  },
+  {
+    name: "gemini",
+    executable: "gemini",
+    lookIn: LOCAL,
+    args: [],
+    promptArg: "-p",
+    stateVar: "GEMINI_CLI_HOME",
+    credentialVars: ["GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_APPLICATION_CREDENTIALS", "GOOGLE_CLOUD_PROJECT"],
+    envPass: [],
+    permissions: "default",
+    fullArgs: ["--approval-mode=yolo"],
+    login: { argv: [] },
+  },
+  {
+    name: "grok",
+    executable: "grok",
+    lookIn: [".grok/bin", ...LOCAL],
+    args: [],
+    promptArg: "-p",
+    stateVar: "GROK_HOME",
+    credentialVars: ["GROK_*", "XAI_API_KEY"],
+    envPass: [],
+    permissions: "default",
+    fullArgs: ["--always-approve"],
+    login: { argv: ["login"] },
+  },
+  {
+    name: "pi",
+    executable: "pi",
+    lookIn: LOCAL,
+    args: ["--no-session"],
+    promptArg: "-p",
+    stateVar: "PI_CODING_AGENT_DIR",
+    credentialVars: ["PI_*"],
+    envPass: [],
+    permissions: "default",
+    fullArgs: [],
+    login: { keyFile: "api-key" },
+  },
+  {
+    name: "dsh",
+    executable: "dsh",
+    lookIn: LOCAL,
+    args: [],
+    promptArg: "-p",
+    stateVar: "DSH_HOME",
+    credentialVars: ["DSH_*", "DEEPSEEK_API_KEY"],
+    envPass: [],
+    permissions: "default",
+    fullArgs: [],
+    login: { keyFile: "api-key" },
+  },
+  {
+    // A nested venom-orch: `venom-orch run AGENT -- PROMPT`, a delegate of this same instance one level deeper.
+    name: "venom",
+    executable: "venom-orch",
+    lookIn: LOCAL,
+    args: ["run", "claude", "--"],
+    promptArg: "",
+    credentialVars: [],
+    envPass: [],
+    permissions: "default",
+    fullArgs: [],
+    login: { argv: ["agents", "list"] },
+  },
+];
+
+/** Every adapter: the built-ins with the user's overrides, plus agents the user added. */
+export function adapters(config: Config): Adapter[] {
+  const names = new Set([...BUILT_IN.map((a) => a.name), ...Object.keys(config.agents)]);
+  return [...names].sort().map((name) => {
+    const base = BUILT_IN.find((a) => a.name === name);
+    const own = config.agents[name];
+    const adapter: Adapter = {
+      name,
+      executable: own?.executable ?? base?.executable ?? name,
+      lookIn: base?.lookIn ?? LOCAL,
+      args: own?.args ?? base?.args ?? [],
+      promptArg: own?.prompt_arg ?? base?.promptArg ?? "",
+      credentialVars: [...(base?.credentialVars ?? []), ...(own?.credential_vars ?? [])],
+      envPass: [...(base?.envPass ?? []), ...(own?.env_pass ?? [])],
+      permissions: own?.permissions ?? base?.permissions ?? "default",
+      fullArgs: base?.fullArgs ?? [],
+      login: base?.login ?? { keyFile: "api-key" },
+    };
+    const stateVar = own?.state_var ?? base?.stateVar;
+    return stateVar === undefined ? adapter : { ...adapter, stateVar };
+  });
+}
+
+/** Every variable any adapter declares as a credential, endpoint or state variable. */
+export function declaredVars(all: readonly Adapter[]): string[] {
+  return [...new Set(all.flatMap((a) => [...a.credentialVars, ...(a.stateVar ? [a.stateVar] : [])]))];
+}
+
+/** Where an adapter's program is, or why it is not offered. */
+export type Resolution = { offered: true; argv0: string[] } | { offered: false; why: string };
+
+/**
+ * Resolve the executable the way a login shell would: the user's per-user
+ * install directories first (`~/.local/bin`, `~/.grok/bin` for Grok), then PATH.
+ * The `venom` agent falls back to this very install of venom-orch.
+ */
+export function resolveAdapter(adapter: Adapter, env: NodeJS.ProcessEnv = process.env): Resolution {
+  const { executable } = adapter;
+  if (isAbsolute(executable)) {
+    return isExecutable(executable)
+      ? { offered: true, argv0: [executable] }
+      : { offered: false, why: `${executable} is not an executable file` };
+  }
+  if (executable.includes("/")) return { offered: false, why: `executable ${executable} must be a program name or an absolute path` };
+  const home = homedir();
+  const dirs = [...adapter.lookIn.map((dir) => join(home, dir)), ...(env.PATH ?? "").split(delimiter).filter(Boolean)];
+  for (const dir of dirs) {
+    const candidate = join(dir, executable);
+    if (isExecutable(candidate)) return { offered: true, argv0: [candidate] };
+  }
+  if (adapter.name === "venom" && executable === "venom-orch") return { offered: true, argv0: [process.execPath, ORCH_MAIN] };
+  return { offered: false, why: `${executable} not found in ${adapter.lookIn.map((d) => `~/${d}`).join(", ")} or PATH` };
+}
+
+const ORCH_MAIN = fileURLToPath(new URL("./main.js", import.meta.url));
+
+/** venom-mux's CLI, located (never imported): venom-orch runs it to start the multiplexer and to attach. */
+export function muxMain(): string {
+  const entry = createRequire(import.meta.url).resolve("@venom/mux");
+  return join(entry, "..", "main.js");
+}
+
+function isExecutable(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK);
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The argument vector of one launch: no shell ever sees it, and the prompt is
+ * exactly one argument whatever it contains (quotes, `$()`, backticks, newlines).
+ */
+export function launchArgv(adapter: Adapter, argv0: readonly string[], prompt: string): string[] {
+  const full = adapter.permissions === "full" ? adapter.fullArgs : [];
+  return [...argv0, ...adapter.args, ...full, ...(adapter.promptArg ? [adapter.promptArg] : []), prompt];
+}

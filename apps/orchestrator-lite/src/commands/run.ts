@@ -1,0 +1,65 @@
+import { AgentEventSchema } from "@venom/proto";
+import { type CliApp, type Command, Exit, UsageError } from "@venom/runtime/cli";
+import { escapeText } from "../summary.js";
+import { withOrch } from "./client.js";
+
+/**
+ * `venom-orch run AGENT PROMPT`: progress (state changes, relayed approvals) on
+ * stderr as it happens, the result on stdout. On a terminal approvals are asked
+ * y/N; without one they deny unless --yes says this client approves everything.
+ */
+export function runCommand(app: CliApp): Command {
+  return {
+    name: "run",
+    summary: "run an agent on a prompt in a venom-mux pane: run AGENT PROMPT (progress on stderr, result on stdout)",
+    usage: "run AGENT PROMPT [--cwd DIR] [--background] [--timeout SECONDS] [--yes] [--workspace DIR]",
+    management: false,
+    options: {
+      cwd: { type: "string" },
+      background: { type: "boolean" },
+      timeout: { type: "string" },
+      yes: { type: "boolean" },
+      workspace: { type: "string" },
+    },
+    async execute({ home, json, io, values, positionals }) {
+      const [agent, prompt, ...extra] = positionals;
+      if (!agent || prompt === undefined) throw new UsageError("expected an agent and a prompt");
+      if (extra.length > 0) throw new UsageError("the prompt must be one argument: quote it");
+      const timeout = values.timeout === undefined ? undefined : Number(values.timeout);
+      if (timeout !== undefined && !(timeout > 0)) throw new UsageError("--timeout must be a positive number of seconds");
+      const onEvent = (method: string, params: unknown) => {
+        const event = method === "event/agent" ? AgentEventSchema.safeParse(params) : null;
+        if (event?.success) {
+          const { name, state, detail } = event.data;
+          io.err(`${app.program}: ${name} ${state}${detail ? ` ${escapeText(detail)}` : ""}`);
+        }
+      };
+      const options = {
+        onEvent,
+        ...(values.yes ? { autoApprove: true } : {}),
+        ...(values.workspace ? { workspace: values.workspace as string } : {}),
+      };
+      return withOrch(
+        app,
+        home,
+        async (client) => {
+          const args = {
+            agent,
+            prompt,
+            ...(values.cwd ? { cwd: values.cwd as string } : {}),
+            ...(values.background ? { background: true } : {}),
+          };
+          const result = await client.callTool("agent", args, timeout ? { timeoutSeconds: timeout } : {});
+          if (json) io.out(JSON.stringify(result));
+          else {
+            // The tail is the agent's own output: untrusted, so escaped before it reaches the terminal.
+            if (result.content) io.out(escapeText(result.content, "lines").replace(/\n$/, ""));
+            if (result.status !== "ok") io.err(`${app.program}: ${result.status}: ${result.error?.message ?? ""}`);
+          }
+          return result.status === "ok" ? Exit.ok : Exit.failed;
+        },
+        options,
+      );
+    },
+  };
+}

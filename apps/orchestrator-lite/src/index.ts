@@ -1,0 +1,2 @@
+export { createOrchDaemon, orchTools } from "./app.js";
+export type { OrchContext } from "./context.js";

@@ -1,0 +1,110 @@
+import { readdirSync, unlinkSync } from "node:fs";
+import { join } from "node:path";
+import { JobStateSchema } from "@venom/proto";
+import { privateDir, readSmallFile, type VenomHome, writeFileAtomic } from "@venom/runtime";
+import { z } from "zod";
+
+// Jobs: one delegated run each, in one venom-mux pane. Their state comes from
+// the process and the relay, never from the screen. Each job is a private file
+// in $VENOM_HOME/state/orch-jobs, so a venom-orch that was killed can say on
+// its next start which runs it lost (venom-mux stopped their panes).
+
+export const JobRecordSchema = z.strictObject({
+  id: z.string().regex(/^[a-z0-9]{1,32}$/),
+  /** The pane's label: agent name and a number, e.g. "claude-1". */
+  name: z.string(),
+  agent: z.string(),
+  /** The canonical cwd it runs in. */
+  cwd: z.string(),
+  state: JobStateSchema,
+  background: z.boolean(),
+  /** Who launched it: the owner, or a delegate below this delegation record. */
+  launcher: z.strictObject({ depth: z.number().int(), record: z.string().nullable() }),
+  /** The venom-mux delegation record of the job's pane, once it runs. */
+  paneRecord: z.string().nullable(),
+  pid: z.number().int().nullable(),
+  exitCode: z.number().int().nullable(),
+  signal: z.string().nullable(),
+  startedAt: z.string(),
+  endedAt: z.string().nullable(),
+  /** Why it ended, in our own words (never the agent's output). */
+  note: z.string().nullable(),
+});
+export type JobRecord = z.infer<typeof JobRecordSchema>;
+
+export const FINAL_STATES: readonly JobRecord["state"][] = ["done", "failed", "cancelled", "timeout"];
+
+/** Jobs on file beyond this many finished ones are forgotten, oldest first. */
+const KEEP_FINISHED = 200;
+const MAX_FILE_BYTES = 16 * 1024;
+
+export class JobStore {
+  readonly dir: string;
+
+  constructor(home: VenomHome) {
+    this.dir = join(home.state, "orch-jobs");
+  }
+
+  save(job: JobRecord): void {
+    privateDir(this.dir);
+    writeFileAtomic(join(this.dir, `${job.id}.json`), `${JSON.stringify(job)}\n`);
+  }
+
+  /** Every job on file, oldest first; a planted, oversized or malformed file is skipped. */
+  load(): JobRecord[] {
+    let names: string[];
+    try {
+      names = readdirSync(this.dir);
+    } catch {
+      return [];
+    }
+    const jobs = names.flatMap((name) => (name.endsWith(".json") ? (readJob(join(this.dir, name)) ?? []) : []));
+    return jobs.sort((a, b) => a.startedAt.localeCompare(b.startedAt));
+  }
+
+  /** Keep the newest finished jobs on file; running ones always stay. */
+  prune(jobs: readonly JobRecord[]): void {
+    const finished = jobs.filter((j) => FINAL_STATES.includes(j.state));
+    for (const job of finished.slice(0, Math.max(0, finished.length - KEEP_FINISHED))) {
+      try {
+        unlinkSync(join(this.dir, `${job.id}.json`));
+      } catch {
+        // Already gone.
+      }
+    }
+  }
+}
+
+/** A planted, oversized or malformed job file is skipped. */
+function readJob(path: string): JobRecord | null {
+  const bytes = readSmallFile(path, MAX_FILE_BYTES);
+  if (bytes === null) return null;
+  try {
+    const parsed = JobRecordSchema.safeParse(JSON.parse(bytes.toString("utf8")));
+    return parsed.success ? parsed.data : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The jobs a session may see and cancel (DESIGN.md, "Handles belong to their
+ * owner"): the owner sees all; a delegate only those launched from inside its
+ * own delegation, and theirs in turn.
+ */
+export function visibleJobs(jobs: readonly JobRecord[], session: { owner: boolean; record: string | null }): JobRecord[] {
+  if (session.owner) return [...jobs];
+  if (session.record === null) return [];
+  const subtree = new Set([session.record]);
+  let grew = true;
+  while (grew) {
+    grew = false;
+    for (const job of jobs) {
+      if (job.launcher.record !== null && subtree.has(job.launcher.record) && job.paneRecord && !subtree.has(job.paneRecord)) {
+        subtree.add(job.paneRecord);
+        grew = true;
+      }
+    }
+  }
+  return jobs.filter((job) => job.launcher.record !== null && subtree.has(job.launcher.record));
+}

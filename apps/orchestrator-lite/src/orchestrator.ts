@@ -1,0 +1,304 @@
+import { spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { type ApprovalGate, type ApprovalRequest, askApproval, fitEncoded, type Grant, type PaneInfo, parseMarkers } from "@venom/proto";
+import { answers, type Logger, listRecords, VenomClient, type VenomHome } from "@venom/runtime";
+import { type Adapter, muxMain } from "./adapters.js";
+import { FINAL_STATES, type JobRecord, JobStore, visibleJobs } from "./jobs.js";
+
+/** Who launched a job, and how to reach them while it runs. */
+export interface Launcher {
+  depth: number;
+  /** The delegation record a delegate descends from; null for the owner. */
+  record: string | null;
+  grant: Grant;
+  /** The launching session's gate: the person's, or the relay one level up for a delegate. */
+  gate: ApprovalGate;
+  notify(method: string, params: unknown): void;
+  workspace: string;
+}
+
+export interface LaunchRequest {
+  adapter: Adapter;
+  argv: string[];
+  cwd: string;
+  background: boolean;
+  timeoutSeconds: number;
+  /** Values of the adapter's env_pass from venom-orch's own environment. */
+  env: Record<string, string>;
+  launcher: Launcher;
+}
+
+/** How a job ended, for the tool result: the exit code and a bounded tail of its screen (untrusted). */
+export interface JobOutcome {
+  job: JobRecord;
+  tail: string;
+}
+
+interface LiveJob {
+  record: JobRecord;
+  launcher: Launcher;
+  controller: AbortController;
+  done: Promise<JobOutcome>;
+}
+
+const TAIL_LINES = 2000;
+const TAIL_BYTES = 16 * 1024;
+/** How long a launch may take to show its argv in /proc before it counts as started anyway. */
+const EXEC_WAIT_MS = 5_000;
+
+/** Why a job's signal was aborted. */
+class JobStop extends Error {
+  constructor(readonly state: "cancelled" | "timeout") {
+    super(state);
+  }
+}
+
+/**
+ * Runs delegated agents in venom-mux panes, one venom/1 connection to venom-mux
+ * per job: the pane is bound to that connection (it ends if venom-orch dies),
+ * and venom-mux relays the approvals of the pane's delegates over it to us,
+ * and we to the session that launched the job.
+ */
+export class Orchestrator {
+  readonly #jobs = new Map<string, LiveJob>();
+  readonly #store: JobStore;
+  /** Jobs a previous venom-orch left running: venom-mux stopped their panes when it died. */
+  readonly interrupted: JobRecord[];
+  #muxStarting: Promise<void> | null = null;
+
+  constructor(
+    private readonly home: VenomHome,
+    private readonly workspace: string,
+    private readonly server: { name: string; version: string },
+    private readonly logger: Logger,
+  ) {
+    this.#store = new JobStore(home);
+    const previous = this.#store.load();
+    this.interrupted = previous
+      .filter((job) => !FINAL_STATES.includes(job.state))
+      .map((job) => ({
+        ...job,
+        state: "cancelled" as const,
+        endedAt: new Date().toISOString(),
+        note: "venom-orch ended while this job ran; venom-mux stopped its pane",
+      }));
+    for (const job of this.interrupted) this.#store.save(job);
+    this.#store.prune(previous);
+  }
+
+  /** Every job on file and running, for a session that may see them. */
+  list(session: { owner: boolean; record: string | null }): JobRecord[] {
+    const live = new Map([...this.#jobs.values()].map((j) => [j.record.id, j.record]));
+    const all = this.#store.load().map((job) => live.get(job.id) ?? job);
+    return visibleJobs(all, session);
+  }
+
+  /** Cancel a running job this session may see; false when there is none by that id or name. */
+  cancel(target: string, session: { owner: boolean; record: string | null }): JobRecord | null {
+    const visible = new Set(this.list(session).map((j) => j.id));
+    const live = [...this.#jobs.values()].find((j) => (j.record.id === target || j.record.name === target) && visible.has(j.record.id));
+    if (!live) return null;
+    live.controller.abort(new JobStop("cancelled"));
+    return live.record;
+  }
+
+  /** Cancel the background jobs launched by a delegate session that is closing. */
+  cancelLaunchedBy(launcher: Launcher): void {
+    for (const job of this.#jobs.values()) if (job.launcher === launcher) job.controller.abort(new JobStop("cancelled"));
+  }
+
+  /** Stop everything (the daemon is stopping). */
+  async stopAll(): Promise<void> {
+    const running = [...this.#jobs.values()];
+    for (const job of running) job.controller.abort(new JobStop("cancelled"));
+    await Promise.allSettled(running.map((j) => j.done));
+  }
+
+  /** Start a job; `done` settles when it ended, whatever the reason. Foreground callers pass their call's signal. */
+  start(request: LaunchRequest, signal?: AbortSignal): LiveJob {
+    const { adapter, launcher } = request;
+    const record: JobRecord = {
+      id: randomBytes(6).toString("hex"),
+      name: this.#nextName(adapter.name),
+      agent: adapter.name,
+      cwd: request.cwd,
+      state: "starting",
+      background: request.background,
+      launcher: { depth: launcher.depth, record: launcher.record },
+      paneRecord: null,
+      pid: null,
+      exitCode: null,
+      signal: null,
+      startedAt: new Date().toISOString(),
+      endedAt: null,
+      note: null,
+    };
+    const controller = new AbortController();
+    const deadline = setTimeout(() => controller.abort(new JobStop("timeout")), request.timeoutSeconds * 1000);
+    const onCallAbort = () => controller.abort(signal?.reason?.name === "CallDeadline" ? new JobStop("timeout") : new JobStop("cancelled"));
+    signal?.addEventListener("abort", onCallAbort, { once: true });
+    const live: LiveJob = { record, launcher, controller, done: Promise.resolve(null as unknown as JobOutcome) };
+    this.#jobs.set(record.id, live);
+    this.#update(live, { startedAt: record.startedAt });
+    live.done = this.#run(live, request).finally(() => {
+      clearTimeout(deadline);
+      signal?.removeEventListener("abort", onCallAbort);
+      this.#jobs.delete(record.id);
+    });
+    return live;
+  }
+
+  async #run(live: LiveJob, request: LaunchRequest): Promise<JobOutcome> {
+    const { signal } = live.controller;
+    let client: VenomClient | undefined;
+    let pane: PaneInfo | undefined;
+    try {
+      await this.#ensureMux();
+      client = await VenomClient.connect(this.home.socket("mux"), {
+        client: this.server,
+        workspace: request.launcher.workspace,
+        gate: (approval) => this.#relay(live, approval),
+      });
+      signal.throwIfAborted();
+      pane = await client.request("pane/new", {
+        argv: request.argv,
+        cwd: request.cwd,
+        name: live.record.name,
+        envPolicy: "delegated",
+        agent: request.adapter.name,
+        ...(request.adapter.stateVar ? { stateVar: request.adapter.stateVar } : {}),
+        env: request.env,
+        parentDepth: request.launcher.depth,
+        lifetime: "connection",
+        cols: 120,
+        rows: 40,
+      });
+      const paneRecord = listRecords(this.home).find((r) => r.pid === pane?.pid)?.id ?? null;
+      this.#update(live, { pid: pane.pid, paneRecord });
+      await startedWithArgv(pane.pid, request.argv);
+      this.#update(live, { state: "running" });
+      const ended = await untilAborted(client.request("pane/wait", { target: pane.id }), signal);
+      const tail = await this.#tail(client, pane.id);
+      const exitCode = ended.pane.exitCode;
+      this.#update(live, {
+        state: exitCode === 0 ? "done" : "failed",
+        exitCode,
+        signal: ended.pane.signal,
+        endedAt: new Date().toISOString(),
+      });
+      return { job: live.record, tail };
+    } catch (error) {
+      const stop = signal.reason instanceof JobStop ? signal.reason.state : null;
+      const tail = client && pane ? await this.#tail(client, pane.id).catch(() => "") : "";
+      const note = stop === "timeout" ? `timed out after ${request.timeoutSeconds}s` : stop ? "cancelled" : describe(error);
+      this.#update(live, { state: stop ?? "failed", endedAt: new Date().toISOString(), note });
+      return { job: live.record, tail };
+    } finally {
+      if (client && pane) await client.request("pane/kill", { target: pane.id }).catch(() => undefined);
+      client?.close();
+    }
+  }
+
+  /**
+   * A delegate in the job's pane needs approval: venom-mux relayed it to us.
+   * The launching session answers (its gate asks its person, or relays further
+   * up); a background job gets the policy's answer, else the launcher's declared
+   * autoApprove, else a denial: never more than in the foreground.
+   */
+  async #relay(live: LiveJob, request: ApprovalRequest): Promise<"approve" | "deny"> {
+    const { launcher, record } = live;
+    this.#update(live, { state: "awaiting-approval" }, `${request.label} ${request.tool}`);
+    try {
+      const outcome = await askApproval(launcher.grant, launcher.gate, request, live.controller.signal, record.background);
+      this.logger.info({ job: record.id, tool: request.tool, allowed: outcome.allowed }, "relayed approval answered");
+      return outcome.allowed ? "approve" : "deny";
+    } finally {
+      if (record.state === "awaiting-approval") this.#update(live, { state: "running" });
+    }
+  }
+
+  async #tail(client: VenomClient, target: string): Promise<string> {
+    const { text } = await client.request("pane/capture", { target, start: -TAIL_LINES, join: true });
+    return fitEncoded(text.replace(/\s+$/, "\n"), TAIL_BYTES, "tail");
+  }
+
+  /** Record a change; a new state (or a relayed approval) is also a progress line for the launcher. */
+  #update(live: LiveJob, change: Partial<JobRecord>, detail?: string): void {
+    const before = live.record.state;
+    Object.assign(live.record, change);
+    this.#store.save(live.record);
+    if (live.record.state === before && detail === undefined && !("startedAt" in change)) return;
+    const event = { job: live.record.id, name: live.record.name, state: live.record.state } as Record<string, unknown>;
+    const exit = live.record.exitCode !== null ? `exit ${live.record.exitCode}` : (live.record.note ?? undefined);
+    const text = detail ?? (FINAL_STATES.includes(live.record.state) ? exit : undefined);
+    if (text) event.detail = text.slice(0, 512);
+    live.launcher.notify("event/agent", event);
+  }
+
+  /** claude-1, claude-2, …: numbered past every job on file, so a restart never reuses a label. */
+  #nextName(agent: string): string {
+    const taken = new Set([...this.#store.load().map((j) => j.name), ...[...this.#jobs.values()].map((j) => j.record.name)]);
+    let n = 1;
+    while (taken.has(`${agent}-${n}`)) n++;
+    return `${agent}-${n}`;
+  }
+
+  /** venom-mux must be running in this home; venom-orch starts it when absent, and only as the owner. */
+  async #ensureMux(): Promise<void> {
+    if (await answers(this.home.socket("mux"))) return;
+    if (parseMarkers(process.env).depth > 0) throw new Error("venom-mux is not running, and a delegated venom-orch may not start it");
+    this.#muxStarting ??= new Promise<void>((resolve, reject) => {
+      const child = spawn(process.execPath, [muxMain(), "start", "--workspace", this.workspace], {
+        env: { ...process.env, VENOM_HOME: this.home.root },
+        stdio: "ignore",
+      });
+      child.once("error", reject);
+      child.once("exit", () => resolve());
+    }).finally(() => {
+      this.#muxStarting = null;
+    });
+    await this.#muxStarting;
+    if (!(await answers(this.home.socket("mux")))) throw new Error("venom-mux could not be started; see its log in $VENOM_HOME/logs");
+    this.logger.info("started venom-mux");
+  }
+}
+
+/** Resolve with `promise`, or reject as soon as `signal` aborts. */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
+}
+
+/**
+ * "Launched" means the process started with the prompt in its argv: wait until
+ * /proc shows the program after exec (a script's interpreter comes first, so
+ * the argv's tail is compared), or until it already exited.
+ */
+async function startedWithArgv(pid: number, argv: readonly string[]): Promise<void> {
+  const expected = argv.slice(1);
+  const deadline = Date.now() + EXEC_WAIT_MS;
+  while (Date.now() < deadline) {
+    let cmdline: string[];
+    try {
+      cmdline = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").slice(0, -1);
+    } catch {
+      return;
+    }
+    // A zombie's cmdline is empty: it ran and exited, which wait will report.
+    if (cmdline.length === 0) return;
+    const tail = cmdline.slice(cmdline.length - expected.length);
+    if (tail.length === expected.length && tail.every((arg, i) => arg === expected[i])) return;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  throw new Error("the agent's process never showed its argv: it was not launched as asked");
+}
+
+function describe(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return message.slice(0, 300);
+}

@@ -1,0 +1,23 @@
+import { defineTool } from "@venom/proto";
+import { z } from "zod";
+import { jobView, type OrchContext } from "../context.js";
+import { escapeText } from "../summary.js";
+
+/** The jobs this session may see: the owner's view is every job; a delegate's, those of its own delegation. */
+export const agentJobsTool = defineTool<Record<string, never>, OrchContext>({
+  name: "agent_jobs",
+  description: "List the agent jobs this session may see, with their state, exit code and pane label.",
+  input: z.strictObject({}),
+  capabilities: [],
+  effect: "read-only",
+  replay: "safe",
+  summarize: () => "list agent jobs",
+  run: async (_input, call) => {
+    const jobs = call.context.orchestrator.list(jobView(call.context));
+    const lines = jobs.map(
+      (j) =>
+        `${j.id} ${j.name} ${j.state}${j.exitCode !== null ? ` exit=${j.exitCode}` : ""}${j.background ? " background" : ""} cwd=${escapeText(j.cwd)}${j.note ? ` (${j.note})` : ""}`,
+    );
+    return { content: lines.length > 0 ? `${lines.join("\n")}\n` : "no jobs\n", data: { jobs } };
+  },
+});

@@ -1,0 +1,140 @@
+import { relative } from "node:path";
+import { defineTool, ErrorCode, ProtocolError, ToolFailure } from "@venom/proto";
+import { isSecretShaped, resolveCwd } from "@venom/runtime";
+import { z } from "zod";
+import { type Adapter, adapters, launchArgv, resolveAdapter } from "../adapters.js";
+import type { OrchContext } from "../context.js";
+import { agentConfigFound, launchSummary } from "../summary.js";
+
+const AgentInput = z.strictObject({
+  /** An agent the session offers (`venom-orch agents list`). */
+  agent: z.string().regex(/^[a-z][a-z0-9-]{0,31}$/, "an agent name"),
+  /** Handed to the agent as exactly one argument, never through a shell. */
+  prompt: z
+    .string()
+    .min(1)
+    .max(64 * 1024),
+  /** A directory inside the workspace (symlinks followed at launch); the workspace root by default. */
+  cwd: z.string().min(1).max(4096).optional(),
+  /** Detach the run from this call: the result says which job to watch. */
+  background: z.boolean().default(false),
+});
+type AgentInput = z.infer<typeof AgentInput>;
+
+/** The adapter a call names, offered here, or a ProtocolError naming the field. */
+function offeredAdapter(input: AgentInput, context: OrchContext): { adapter: Adapter; argv0: string[] } {
+  const all = adapters(context.state.config);
+  const adapter = all.find((a) => a.name === input.agent);
+  if (!adapter) {
+    throw new ProtocolError(
+      ErrorCode.InvalidParams,
+      `invalid params: arguments.agent: no agent "${input.agent}"; agents: ${all.map((a) => a.name).join(", ")}`,
+      {
+        path: ["arguments", "agent"],
+      },
+    );
+  }
+  const resolution = resolveAdapter(adapter);
+  if (!resolution.offered) {
+    throw new ProtocolError(ErrorCode.InvalidParams, `invalid params: arguments.agent: ${adapter.name} is not offered: ${resolution.why}`, {
+      path: ["arguments", "agent"],
+    });
+  }
+  return { adapter, argv0: resolution.argv0 };
+}
+
+function launchCwd(input: AgentInput, context: OrchContext): string {
+  try {
+    return resolveCwd(input.cwd ?? ".", context.state.workspace);
+  } catch (error) {
+    if (!(error instanceof ToolFailure)) throw error;
+    throw new ProtocolError(ErrorCode.InvalidParams, `invalid params: arguments.cwd: ${error.message.replace(/^cwd:? ?/, "")}`, {
+      path: ["arguments", "cwd"],
+    });
+  }
+}
+
+/**
+ * Hand a prompt to an agent CLI in a venom-mux pane (spec, "`agent` tool"):
+ * the configured adapter's argv with the prompt as one argument, an
+ * allow-listed environment with a private home, cwd inside the workspace,
+ * bounded by the call's timeout; the approvals of whatever runs in the pane
+ * come back to this session through the relay.
+ */
+export const agentTool = defineTool<AgentInput, OrchContext>({
+  name: "agent",
+  description:
+    "Run an agent CLI on a prompt in a venom-mux pane (arguments: agent, prompt, optional cwd inside the workspace, background). The result has the exit code and a bounded tail of the pane (untrusted agent output).",
+  input: AgentInput,
+  capabilities: ["process"],
+  effect: "mutating",
+  replay: "unsafe",
+  precheck: (input, context) => {
+    offeredAdapter(input, context);
+    const depth = context.launcher.depth + 1;
+    const max = context.state.config.agent.max_delegation_depth;
+    if (depth > max) {
+      throw new ProtocolError(
+        ErrorCode.DepthLimit,
+        `refused: ${input.agent} would run at delegation depth ${depth}, over the limit of ${max} (agent.max_delegation_depth)`,
+      );
+    }
+    launchCwd(input, context);
+  },
+  summarize: (input, context) => {
+    const { adapter } = offeredAdapter(input, context);
+    const cwd = launchCwd(input, context);
+    return launchSummary({
+      adapter,
+      where: relative(context.state.workspace, cwd) || ".",
+      prompt: input.prompt,
+      background: input.background,
+      found: agentConfigFound(cwd, context.state.workspace),
+    });
+  },
+  run: async (input, call) => {
+    const context = call.context;
+    const { adapter, argv0 } = offeredAdapter(input, context);
+    const env: Record<string, string> = {};
+    for (const name of adapter.envPass) {
+      const value = process.env[name];
+      if (value !== undefined && !isSecretShaped(name)) env[name] = value;
+    }
+    const job = context.orchestrator.start(
+      {
+        adapter,
+        argv: launchArgv(adapter, argv0, input.prompt),
+        cwd: launchCwd(input, context),
+        background: input.background,
+        timeoutSeconds: call.timeoutSeconds,
+        env,
+        launcher: context.launcher,
+      },
+      input.background ? undefined : call.signal,
+    );
+    const { name, id } = job.record;
+    if (input.background) {
+      return {
+        content: `started ${name} (job ${id}) in the background; venom-orch jobs shows it, venom-orch attach ${name} watches it`,
+        data: { job: id, name, state: job.record.state },
+      };
+    }
+    const { job: ended, tail } = await job.done;
+    const data = { job: id, name, result: ended.state === "done" ? "ok" : ended.state, exitCode: ended.exitCode, signal: ended.signal };
+    const content = `${name}: ${ended.state}${ended.exitCode !== null ? ` (exit ${ended.exitCode})` : ""}${ended.note ? `: ${ended.note}` : ""}\n${tail}`;
+    if (ended.state === "done") return { content, data };
+    if (ended.state === "cancelled") {
+      return {
+        status: "uncertain",
+        content,
+        data,
+        error: { message: `${name} was cancelled; it may have made changes`, retry: "forbidden" },
+      };
+    }
+    const why =
+      ended.state === "timeout"
+        ? `${name} timed out after ${call.timeoutSeconds}s`
+        : `${name} failed${ended.note ? `: ${ended.note}` : ""}`;
+    return { status: "failed", content, data, error: { message: why, retry: "forbidden" } };
+  },
+});

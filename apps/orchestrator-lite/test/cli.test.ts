@@ -1,0 +1,168 @@
+import { spawnSync } from "node:child_process";
+import { readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { cleanupAll, cli, MUX_BIN, ORCH_BIN, startOrch, tempDir } from "../../../testkit/daemon.js";
+import { DEMO_AGENT, startStack } from "./stack.js";
+
+afterAll(cleanupAll);
+
+function readIfThere(path: string): string | null {
+  try {
+    return readFileSync(path, "utf8");
+  } catch {
+    return null;
+  }
+}
+
+describe("venom-orch CLI", () => {
+  it("--help names every command and says plainly that no sandbox is active", () => {
+    const help = cli({ env: process.env, bin: ORCH_BIN }, ["--help"]);
+    expect(help.code).toBe(0);
+    for (const command of ["run", "jobs", "cancel", "attach", "agents", "serve", "start", "stop", "status", "restart"]) {
+      expect(help.stdout).toMatch(new RegExp(`^  venom-orch ${command} `, "m"));
+    }
+    expect(help.stdout).toMatch(/no sandbox is active/i);
+    expect(help.stdout).toMatch(/cooperative/);
+  });
+
+  it("run: progress on stderr, the result on stdout, exit codes like the other binaries", async () => {
+    const stack = await startStack({ config: `[agents.venom]\nargs = ["run", "demo", "--"]\n[agent]\nmax_delegation_depth = 1\n` });
+    const orch = { env: stack.orch.env, bin: stack.orch.bin };
+    const ok = cli(orch, ["run", "demo", "hello world", "--yes"]);
+    expect(ok.code).toBe(0);
+    expect(ok.stdout).toBe("demo-1: done (exit 0)\ndemo agent: got a prompt of 11 characters\n");
+    expect(ok.stderr.split("\n").filter(Boolean)).toEqual([
+      "venom-orch: demo-1 starting",
+      "venom-orch: demo-1 running",
+      "venom-orch: demo-1 done exit 0",
+    ]);
+    const failed = cli(orch, ["run", "demo", "exit 7", "--yes"]);
+    expect(failed.code).toBe(1);
+    expect(failed.stdout).toMatch(/^demo-2: failed \(exit 7\)/);
+    // Without a terminal and without --yes nobody can approve the launch.
+    const denied = cli(orch, ["run", "demo", "hello"]);
+    expect(denied.code).toBe(1);
+    expect(denied.stderr).toMatch(/denied: agent needs approval and no one can be asked/);
+    const json = JSON.parse(cli(orch, ["run", "demo", "hi", "--yes", "--json"]).stdout);
+    expect(json).toMatchObject({ status: "ok", data: { name: "demo-3", result: "ok", exitCode: 0 } });
+    // A launch inside a delegation past the depth limit is refused: exit 3, as every refusal.
+    const nested = cli(orch, ["run", "demo", "hi"], { VENOM_DELEGATION_DEPTH: "1", VENOM_PARENT: "x/y" });
+    expect(nested.code).toBe(3);
+    expect(nested.stderr).toMatch(/refused: demo would run at delegation depth 2, over the limit of 1/);
+    expect(cli(orch, ["run", "demo"]).code).toBe(2);
+    expect(cli({ env: { ...orch.env, VENOM_HOME: tempDir("none") }, bin: ORCH_BIN }, ["jobs"]).code).toBe(4);
+  });
+
+  it("starts venom-mux in the same home when it is not running, and the job runs in one of its panes", async () => {
+    const orch = await startOrch({ config: `[agents.demo]\nexecutable = "${DEMO_AGENT}"\n` });
+    const mux = { env: orch.env, bin: MUX_BIN };
+    expect(cli(mux, ["ls"]).code).toBe(4);
+    try {
+      const run = cli({ env: orch.env, bin: orch.bin }, ["run", "demo", "hi", "--yes"]);
+      expect(run.code, run.stderr).toBe(0);
+      expect(cli(mux, ["status"]).stdout).toMatch(/venom-mux .* running/);
+    } finally {
+      cli(mux, ["stop"]);
+    }
+  });
+
+  it("run escapes what the agent printed before it reaches the terminal", async () => {
+    const stack = await startStack();
+    const run = cli({ env: stack.orch.env, bin: stack.orch.bin }, ["run", "demo", "say abc\u202edef", "--yes"]);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain("abc\\u202edef");
+    expect(run.stdout).not.toContain("\u202e");
+  });
+
+  it("attach JOB shows the job's pane the way venom-mux attach does; C-b d detaches", async () => {
+    const stack = await startStack();
+    const orch = { env: stack.orch.env, bin: stack.orch.bin };
+    expect(cli(orch, ["run", "demo", "hold watching-this-pane", "--yes", "--background"]).code).toBe(0);
+    await expect.poll(() => cli(orch, ["jobs"]).stdout, { timeout: 30_000 }).toMatch(/demo-1 running/);
+    const session = `orch-attach-${process.pid}`;
+    const tmux = (...args: string[]) => spawnSync("tmux", args, { encoding: "utf8" });
+    const env = Object.entries({ VENOM_HOME: stack.home, HOME: stack.userHome }).flatMap(([k, v]) => ["-e", `${k}=${v}`]);
+    tmux("new-session", "-d", "-s", session, "-x", "120", "-y", "30", ...env, process.execPath, ORCH_BIN, "attach", "demo-1");
+    try {
+      await expect.poll(() => tmux("capture-pane", "-p", "-t", session).stdout, { timeout: 20_000 }).toMatch(/watching-this-pane/);
+      tmux("send-keys", "-t", session, "C-b", "d");
+      await expect.poll(() => tmux("has-session", "-t", session).status, { timeout: 20_000 }).not.toBe(0);
+    } finally {
+      tmux("kill-session", "-t", session);
+    }
+    // Detaching left the job running.
+    expect(cli(orch, ["jobs"]).stdout).toMatch(/demo-1 running/);
+    expect(cli(orch, ["cancel", "demo-1", "--yes"]).code).toBe(0);
+    await expect.poll(() => cli(orch, ["jobs"]).stdout, { timeout: 30_000 }).toMatch(/demo-1 cancelled/);
+  });
+
+  it("agents status shows the private home and whether a key is stored, never the key", async () => {
+    const stack = await startStack();
+    const orch = { env: stack.orch.env, bin: stack.orch.bin };
+    const login = spawnSync(process.execPath, [ORCH_BIN, "agents", "login", "dsh"], {
+      env: stack.orch.env,
+      input: "sk-status-canary\n",
+      encoding: "utf8",
+    });
+    expect(login.status, login.stderr).toBe(0);
+    expect(login.stdout + login.stderr).not.toContain("sk-status-canary");
+    const status = cli(orch, ["agents", "status", "dsh"]);
+    expect(status.stdout).toContain(`dsh: private home ${join(stack.home, "agents", "dsh")} (mode 0700)`);
+    expect(status.stdout).toMatch(/DSH_HOME points at .*agents\/dsh\/state/);
+    expect(status.stdout).toMatch(/key: stored/);
+    expect(status.stdout).not.toContain("sk-status-canary");
+  });
+
+  it("agents list says for each agent why it is or is not offered", async () => {
+    const stack = await startStack({ fakes: ["codex"] });
+    const list = cli({ env: stack.orch.env, bin: stack.orch.bin }, ["agents", "list"]).stdout;
+    expect(list).toMatch(new RegExp(`^codex +offered: ${join(stack.userHome, ".local/bin/codex")}$`, "m"));
+    expect(list).toMatch(/^claude +not offered: claude not found in ~\/\.local\/bin or PATH$/m);
+    expect(list).toMatch(/^grok +not offered: grok not found in ~\/\.grok\/bin, ~\/\.local\/bin or PATH$/m);
+    expect(list).toMatch(/^demo +offered: .*demo-agent\.mjs$/m);
+  });
+
+  it("agents login reads a key without echo into the agent's own file, 0600, and is refused under a delegation", async () => {
+    const home = tempDir("home");
+    const session = `orch-login-${process.pid}`;
+    const tmux = (...args: string[]) => spawnSync("tmux", args, { encoding: "utf8" });
+    tmux(
+      "new-session",
+      "-d",
+      "-s",
+      session,
+      "-x",
+      "100",
+      "-y",
+      "20",
+      "-e",
+      `VENOM_HOME=${home}`,
+      process.execPath,
+      ORCH_BIN,
+      "agents",
+      "login",
+      "pi",
+    );
+    try {
+      await expect
+        .poll(() => tmux("capture-pane", "-p", "-t", session).stdout, { timeout: 20_000 })
+        .toMatch(/API key for pi \(not echoed\):/);
+      tmux("send-keys", "-t", session, "-l", "sk-canary-12345");
+      tmux("send-keys", "-t", session, "Enter");
+      const keyFile = join(home, "agents", "pi", "state", "api-key");
+      await expect.poll(() => readIfThere(keyFile), { timeout: 20_000 }).toBe("sk-canary-12345\n");
+      expect(statSync(keyFile).mode & 0o777).toBe(0o600);
+      expect(statSync(join(home, "agents", "pi")).mode & 0o777).toBe(0o700);
+    } finally {
+      const screen = tmux("capture-pane", "-p", "-t", session).stdout;
+      tmux("kill-session", "-t", session);
+      expect(screen).not.toContain("sk-canary");
+    }
+    const refused = cli({ env: { ...process.env, VENOM_HOME: home }, bin: ORCH_BIN }, ["agents", "login", "pi"], {
+      VENOM_DELEGATION_DEPTH: "1",
+    });
+    expect(refused.code).toBe(3);
+    expect(refused.stderr).toMatch(/refused: this process runs under a Venom delegation/);
+  });
+});

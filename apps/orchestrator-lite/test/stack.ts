@@ -1,0 +1,87 @@
+import { mkdirSync, readdirSync, readFileSync, symlinkSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { ApprovalRequest } from "@venom/proto";
+import { type ClientOptions, VenomClient } from "@venom/runtime";
+import { startEcho, startMux, startOrch, type TestDaemon, tempDir } from "../../../testkit/daemon.js";
+
+/** The shipped demo agent: records its argv, cwd and environment, then acts on its prompt. */
+export const DEMO_AGENT = fileURLToPath(new URL("../agents/demo-agent.mjs", import.meta.url));
+
+export interface Stack {
+  home: string;
+  workspace: string;
+  /** The user's real home: ~/.local/bin holds the fake agent CLIs. */
+  userHome: string;
+  echo: TestDaemon;
+  mux: TestDaemon;
+  orch: TestDaemon;
+  /** What each launch of `agent` handed over, oldest first. */
+  runs(agent: string): AgentRun[];
+  /** A session of the person: their gate answers approvals and records what it was asked. */
+  person(answer?: (request: ApprovalRequest) => "approve" | "deny", options?: Partial<ClientOptions>): Promise<Person>;
+}
+
+export interface AgentRun {
+  argv: string[];
+  cwd: string;
+  env: Record<string, string>;
+}
+
+export interface Person {
+  client: VenomClient;
+  asked: ApprovalRequest[];
+}
+
+export interface StackOptions {
+  /** Extra user config after the demo agent's entry. */
+  config?: string;
+  env?: NodeJS.ProcessEnv;
+  /** Names under ~/.local/bin that run the demo agent (fake claude, codex, …). */
+  fakes?: string[];
+}
+
+/** echo, mux and orch in one temp VENOM_HOME on one workspace; `demo` is the demo agent. */
+export async function startStack(options: StackOptions = {}): Promise<Stack> {
+  const home = tempDir("home");
+  const workspace = tempDir("ws");
+  const userHome = tempDir("user");
+  mkdirSync(join(userHome, ".local", "bin"), { recursive: true });
+  for (const name of options.fakes ?? []) symlinkSync(DEMO_AGENT, join(userHome, ".local", "bin", name));
+  const config = `[agents.demo]\nexecutable = "${DEMO_AGENT}"\n${options.config ?? ""}`;
+  const common = { home, workspace, config, env: { HOME: userHome, ...options.env } };
+  const [echo, mux] = await Promise.all([startEcho(common), startMux(common)]);
+  const orch = await startOrch(common);
+  return {
+    home,
+    workspace,
+    userHome,
+    echo,
+    mux,
+    orch,
+    runs: (agent) => {
+      const dir = join(home, "agents", agent, "runs");
+      let names: string[] = [];
+      try {
+        names = readdirSync(dir);
+      } catch {
+        return [];
+      }
+      return names
+        .map((name) => JSON.parse(readFileSync(join(dir, name), "utf8")) as AgentRun & { at?: number })
+        .sort((a, b) => (a.at ?? 0) - (b.at ?? 0));
+    },
+    person: async (answer = () => "approve", extra = {}) => {
+      const asked: ApprovalRequest[] = [];
+      const client = await VenomClient.connect(orch.socket, {
+        client: { name: "person", version: "0" },
+        gate: async (request) => {
+          asked.push(request);
+          return answer(request);
+        },
+        ...extra,
+      });
+      return { client, asked };
+    },
+  };
+}
