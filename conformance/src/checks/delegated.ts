@@ -5,11 +5,11 @@
  */
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { ErrorCode, MARKER_DEPTH, MARKER_PARENT, PROTOCOL, ToolResultSchema } from "@venom/proto";
+import { ErrorCode, MARKER_DEPTH, MARKER_PARENT, PROTOCOL } from "@venom/proto";
 import { type Check, design, rfc0008, securityModel } from "../check.js";
 import type { CheckContext, HelloResult } from "../context.js";
 import { eventually, runArguments, shellQuote, whileRunning } from "../probes.js";
-import { expect, expectError, expectResult, fail } from "../verdict.js";
+import { expect, expectError, fail } from "../verdict.js";
 import type { WireClient } from "../wire-client.js";
 
 const TAG_RULE = securityModel(
@@ -179,7 +179,7 @@ export const delegatedChecks: readonly Check[] = [
         "Depth is bounded by `agent.max_delegation_depth`; a call that would exceed it is refused before anything starts.",
       ),
     ],
-    expected: `a session that claims delegation depth ${DEEPEST_CLAIM} (approving its own approvals) asks run for a command: it is refused before anything starts, with error ${ErrorCode.DepthLimit} (at hello or at the call) or a result that is not ok and names the depth limit`,
+    expected: `a session that claims delegation depth ${DEEPEST_CLAIM} asks run for a command: it is refused with error ${ErrorCode.DepthLimit} (at hello, or at the call before approval is asked) and nothing starts`,
     needs: ["run"],
     async run(ctx) {
       const tool = ctx.tool("run");
@@ -200,20 +200,11 @@ export const delegatedChecks: readonly Check[] = [
       });
       const started = existsSync(file);
       ctx.see("the command's file", started ? "created: the command ran" : "absent");
-      if (reply.error) {
-        expectError(reply, ErrorCode.DepthLimit, `run at depth ${DEEPEST_CLAIM + 1}`);
-        expect(!started, "the command ran although the call was refused");
-        return `run at depth ${DEEPEST_CLAIM + 1} refused with ${ErrorCode.DepthLimit}`;
-      }
-      const result = expectResult(reply, ToolResultSchema, `run at depth ${DEEPEST_CLAIM + 1}`);
-      expect(!started && result.status !== "ok", `a run at depth ${DEEPEST_CLAIM + 1} was not refused (status ${result.status})`);
-      const said = `${result.error?.message ?? ""} ${result.content}`;
-      expect(
-        result.status !== "denied",
-        `the run was denied by approval before any depth limit applied, so the limit was not exercised: ${said.trim()}`,
-      );
-      expect(/depth/i.test(said), `the refusal does not name the delegation depth limit: ${said.trim()}`);
-      return `run at depth ${DEEPEST_CLAIM + 1}: status ${result.status}, nothing started`;
+      expect(!started, `a run at depth ${DEEPEST_CLAIM + 1} started its command`);
+      expectError(reply, ErrorCode.DepthLimit, `run at depth ${DEEPEST_CLAIM + 1}`);
+      const asked = client.requests.filter((request) => request.method === "approval/request").length;
+      expect(asked === 0, `the daemon asked for approval (${asked} times) of a run it had to refuse for its depth`);
+      return `run at depth ${DEEPEST_CLAIM + 1} refused with ${ErrorCode.DepthLimit} before approval; nothing started`;
     },
   },
 ];

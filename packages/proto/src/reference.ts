@@ -115,7 +115,7 @@ const SESSIONS = [
 const PROCESSES = [
   "## Processes a tool starts",
   "",
-  `Every process a tool starts (\`run\`'s command, a pane) is a delegate of the session that started it: its environment carries \`${MARKER_PARENT}\` (\`<instance>/<delegation id>\`) and \`${MARKER_DEPTH}\` (the session's depth plus one), and while it runs a private JSON file in \`$VENOM_HOME/state/delegations/\` records it, naming at least its \`pid\` and the same \`parent\`; the record goes when the process ends. Its environment is the daemon's without any variable whose name ends in \`_API_KEY\` (in any case) and without Venom's own markers, which it gets anew. A process that would run deeper than \`agent.max_delegation_depth\` never starts: the call is refused with -32004, or (venom-echo's \`run\`) with a \`failed\` result whose error names the depth limit.`,
+  `Every process a tool starts (\`run\`'s command, a pane) is a delegate of the session that started it: its environment carries \`${MARKER_PARENT}\` (\`<instance>/<delegation id>\`) and \`${MARKER_DEPTH}\` (the session's depth plus one), and while it runs a private JSON file in \`$VENOM_HOME/state/delegations/\` records it, naming at least its \`pid\` and the same \`parent\`; the record goes when the process ends. Its environment is the daemon's without any variable whose name ends in \`_API_KEY\` (in any case) and without Venom's own markers, which it gets anew. A process that would run deeper than \`agent.max_delegation_depth\` never starts: the call is refused with -32004 before approval is asked.`,
   "",
   "## Configuration the conformance suite relies on",
   "",

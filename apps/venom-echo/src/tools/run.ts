@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { defineTool, fitEncoded, type RunDataSchema, RunInputSchema, ToolFailure } from "@venom/proto";
+import { defineTool, ErrorCode, fitEncoded, ProtocolError, type RunDataSchema, RunInputSchema } from "@venom/proto";
 import { outputBound, removeRecord, runProcess, toolEnv, writeRecord } from "@venom/runtime";
 import type { z } from "zod";
 import type { EchoContext } from "../context.js";
@@ -22,15 +22,20 @@ export const runTool = defineTool<RunInput, EchoContext>({
   replay: "unsafe",
   summarize: (input) =>
     `${input.command !== undefined ? `bash -lc ${JSON.stringify(input.command)}` : JSON.stringify(input.argv)}${input.cwd ? ` in ${input.cwd}` : ""}`,
-  run: async (input, call) => {
-    const { session, home, owner } = call.context;
+  // Too deep is refused before approval is asked and before anything starts (-32004, as panes and agents are).
+  precheck: (_input, { session }) => {
     const depth = session.principal.depth + 1;
     const maxDepth = session.config.agent.max_delegation_depth;
     if (depth > maxDepth) {
-      throw new ToolFailure(
+      throw new ProtocolError(
+        ErrorCode.DepthLimit,
         `refused: the process would run at delegation depth ${depth}, over the limit of ${maxDepth} (agent.max_delegation_depth)`,
       );
     }
+  },
+  run: async (input, call) => {
+    const { session, home, owner } = call.context;
+    const depth = session.principal.depth + 1;
     const id = `echo-${owner.instance.slice(0, 8)}-${randomBytes(4).toString("hex")}`;
     const parent = `${owner.instance}/${id}`;
     try {
