@@ -3,11 +3,11 @@ import type { CheckContext } from "./context.js";
 /** MUST failures fail the run; SHOULD failures warn (and fail under --strict). */
 export type Level = "MUST" | "SHOULD";
 
-/** The documents requirements are quoted from (/work/shared/spec and DESIGN.md). */
+/** The documents requirements are quoted from: copies in conformance/spec/ (its README says where they come from). */
 export const SOURCES = {
-  "security-model": { title: "Security Model", file: "spec/002_2abe954f9149aa32.txt" },
-  "rfc-0008": { title: "RFC 0008: Security Responsibility and Capability Model", file: "spec/004_2dad0bb7358bef75.txt" },
-  design: { title: "Venom design", file: "DESIGN.md" },
+  "security-model": { title: "Security Model", file: "spec/security-model.txt" },
+  "rfc-0008": { title: "RFC 0008: Security Responsibility and Capability Model", file: "spec/rfc-0008.txt" },
+  design: { title: "Venom design", file: "spec/design.md" },
 } as const;
 export type SourceId = keyof typeof SOURCES;
 
@@ -35,6 +35,8 @@ export interface Check {
   needs?: readonly string[] | "any";
   /** Methods the check exercises (all of them): not applicable when the owner's hello lists them not. */
   needsMethods?: readonly string[];
+  /** When the check finds, from the tool's own descriptor, that it does not apply (it then throws NotApplicable). */
+  notApplicableWhen?: string;
   /** Resolves with what was observed; throws a CheckFailure (or anything) when the daemon falls short. */
   run(ctx: CheckContext): Promise<string>;
 }

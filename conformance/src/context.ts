@@ -19,7 +19,7 @@ import { VERSION } from "./version.js";
 import { type Answer, WireClient } from "./wire-client.js";
 
 /** How long a daemon may take to close a connection it must close: far more than a correct one needs. */
-export const CLOSE_WAIT_MS = 3_000;
+export const CLOSE_WAIT_MS = 10_000;
 
 export type HelloResult = z.infer<typeof HelloResultSchema>;
 export type HelloParams = z.input<typeof HelloParamsSchema>;
@@ -91,6 +91,8 @@ export class CheckContext {
   readonly transcript: Transcript;
   /** SHOULD-level findings: the check warns instead of passing. */
   readonly findings: string[] = [];
+  /** What the check saw outside the wire (a file, a process, an environment), shown with its result. */
+  readonly evidence: string[] = [];
   readonly #clients: WireClient[] = [];
   readonly #children: ChildProcess[] = [];
   static #dirs = 0;
@@ -118,6 +120,11 @@ export class CheckContext {
   /** A path inside the workspace as a tool names it: relative to the workspace. */
   rel(path: string): string {
     return relative(this.run.workspace, path);
+  }
+
+  /** Keep what was seen (bounded): a reader of a failure sees it beside the transcript. */
+  see(what: string, text: string): void {
+    this.evidence.push(`${what}: ${text.length > 600 ? `${text.slice(0, 600)}… (${text.length} chars)` : text}`);
   }
 
   should(condition: boolean, finding: string): void {
@@ -161,7 +168,7 @@ export class CheckContext {
   }
 
   /**
-   * Send what a daemon must refuse and stop listening to (DESIGN.md error
+   * Send what a daemon must refuse and stop listening to (the design's error
    * table), then judge: no result, the one error reply it owes (a SHOULD: it
    * may be unable to send it), and the connection closed.
    */

@@ -1,5 +1,5 @@
 /**
- * Every sentence of the two source documents (shared/spec), in order, with
+ * Every sentence of the two source documents (conformance/spec), in order, with
  * what answers it: the checks that enforce it, or the reason no check does.
  * docs/conformance.md is generated from this and the registry; a test holds
  * it to the documents, sentence for sentence.
@@ -91,7 +91,7 @@ export const LEDGER: readonly LedgerSection[] = [
     sentences: [
       [
         "`read` and `write` operate through an open workspace directory capability, so path resolution, directory creation, file opening, and rename remain confined under that root even if symlinks are changed concurrently.",
-        ["containment/path-escapes", "containment/symlink-race"],
+        ["containment/path-escapes", "containment/symlink-race", "containment/symlink-race-write"],
       ],
       ["Both reject absolute paths and parent traversal.", ["containment/path-escapes"]],
       [
@@ -205,7 +205,7 @@ export const LEDGER: readonly LedgerSection[] = [
     sentences: [
       [
         "SCV tags each delegated process through its environment (`SCV_PARENT`, `SCV_DELEGATION_DEPTH`), records it under `$SCV_HOME/state/delegations` while it runs, stops its process group and tagged descendants when it ends, and has the daemon stop orphans whose owning SCV process died.",
-        ["identity/delegate-markers", "panes/delegated-process", "orch/markers"],
+        ["identity/delegate-markers", "panes/delegated-process", "orch/markers", "process/run-markers", "process/run-record"],
       ],
       ["This cleanup is cooperative.", "descriptive"],
       [
@@ -219,7 +219,7 @@ export const LEDGER: readonly LedgerSection[] = [
       ],
       [
         "Delegation depth is bounded by `agent.max_delegation_depth`, and at any depth above zero the `scv` CLI refuses to run, start, stop, restart, or update a daemon or manage channels, so an SCV started by a delegated agent cannot manage its parent.",
-        ["identity/owner-context-refusal", "identity/delegate-markers", "stdio/no-management"],
+        ["identity/owner-context-refusal", "identity/delegate-markers", "stdio/no-management", "process/depth-limit"],
       ],
       [
         "The one exception is `scv restart --when-idle`, which only asks the daemon to restart into the release already installed at its own path: the daemon decides when, refuses a binary that does not answer `scv build-info`, and keeps the previous binary for a rollback.",
@@ -718,7 +718,7 @@ export const LEDGER: readonly LedgerSection[] = [
       ],
       [
         "Capabilities are a set with canonical order, so source declaration order cannot change fingerprints, snapshots, or policy decisions.",
-        "definitions",
+        ["grants/fingerprint"],
       ],
       ["Replay-safe is reserved for read-only work; mutating tools must explicitly choose idempotent or unsafe.", "definitions"],
     ],
@@ -731,13 +731,8 @@ export const LEDGER: readonly LedgerSection[] = [
       ["They are prohibited from:", ["secrets/canary"]],
       ["generated source and ownership manifests;", "supplyChain"],
       ["compatibility/starter manifests, SBOMs, signatures, and provenance;", "supplyChain"],
-      ["errors, ordinary logs, events, snapshots, replay, plugin manifests, and TUI diagnostics;", ["secrets/canary"]],
-      [
-        "command argv or environment unless an explicit tool contract and policy allow it.",
-        {
-          why: "The run tool's contract passes the daemon's environment on (spec, \"Tool rules\"); scrubbing credentials from delegated agents' environments is venom-orch's, checked with --target orch.",
-        },
-      ],
+      ["errors, ordinary logs, events, snapshots, replay, plugin manifests, and TUI diagnostics;", ["secrets/canary", "secrets/logs"]],
+      ["command argv or environment unless an explicit tool contract and policy allow it.", ["process/run-no-api-keys"]],
       ["Provider metadata uses explicit namespace allowlisting and a documented safe field set.", "provider"],
       ["Unknown headers/provider payloads are dropped, not forwarded.", "provider"],
       ["Interaction events carry only identity, kind, and lifecycle status.", ["events/minimal"]],
@@ -778,7 +773,7 @@ export const LEDGER: readonly LedgerSection[] = [
     source: "rfc-0008",
     section: "Failure and uncertainty",
     sentences: [
-      ["Cancellation does not prove a mutating operation had no effect.", ["process/group-kill-cancel"]],
+      ["Cancellation does not prove a mutating operation had no effect.", ["process/group-kill-cancel", "process/cancel-uncertain"]],
       [
         "File replacement reports commit separately from durability.",
         {
@@ -796,7 +791,7 @@ export const LEDGER: readonly LedgerSection[] = [
       ],
       [
         "A definitive failure may declare retry eligible only when the tool’s replay contract is not unsafe; no core dispatcher performs that retry by itself.",
-        "internal",
+        ["process/timeout-not-ok"],
       ],
     ],
   },

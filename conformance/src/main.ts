@@ -2,18 +2,22 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { basename, dirname, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import type { Target } from "./context.js";
-import { CHECKS, selectChecks } from "./registry.js";
-import { consoleReport, jsonReport, judge, junitReport } from "./report.js";
-import { runConformance } from "./run.js";
+import type { Check } from "./check.js";
+import { greet, type Target } from "./context.js";
+import { selectChecks } from "./registry.js";
+import { consoleReport, EXIT, jsonReport, judge, junitReport } from "./report.js";
+import { failedRun, notApplicable, type Report, runConformance } from "./run.js";
 import { type StartedTarget, startTarget, UsageError } from "./target.js";
+import { Secrets, Transcript } from "./transcript.js";
+import { WireClient } from "./wire-client.js";
 
 const HELP = `venom-conformance: the rules of Venom's source documents as checks against a running venom/1 daemon
 
 Usage:
   venom-conformance --socket PATH --workspace DIR [--home DIR] [--stdio-command CMD] [--canary VALUE] [options]
   venom-conformance --target echo|mux|orch [options] start our venom-echo, venom-mux or venom-orch in a temporary home, check it, stop it
-  venom-conformance --list                      every check: id, level, requirement
+  venom-conformance --list [--target NAME | --socket PATH --workspace DIR]
+                                                every check: id, level, requirement; with a daemon, whether it runs there
 
 Options:
   --home DIR            the daemon's VENOM_HOME (default: the directory above the socket's state/)
@@ -26,10 +30,12 @@ Options:
   --known-failures FILE check ids (one per line, # comments) expected to fail; one that passes fails the run
   --race-rounds N       reads in the symlink race (default 2000)
 
-Verdicts: PASS, FAIL (a MUST), WARN (a SHOULD), N-A (the daemon's hello says the feature is absent).
-Anything else that cannot be exercised is a FAIL. Exit codes: 0 every scored check passed, 1 otherwise
-(or nothing ran), 2 usage. identity/foreign-uid needs root: it runs a client as nobody and briefly opens
-the socket's modes to everyone (restored after).`;
+Verdicts: PASS, FAIL (a MUST broken), WARN (a SHOULD), N-A (the daemon's hello says the feature is absent),
+ERR (the suite could not judge: the check threw, left a promise failing unawaited, or did not finish).
+The JSON and JUnit reports are written whatever happens. Exit codes: 0 every scored check passed; 1 a check
+failed (or a known failure passed, or a warning under --strict); 2 usage; 3 no failure, but a check ended
+in error or nothing was scored. identity/foreign-uid needs root: it runs a client as nobody and briefly
+opens the socket's modes to everyone (restored after).`;
 
 const options = {
   socket: { type: "string" },
@@ -74,38 +80,73 @@ function knownFailures(file: string | undefined): string[] {
     .filter(Boolean);
 }
 
+const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+/** Every check, tab-separated; with a daemon, whether it runs there and, if not, why. */
+async function list(checks: readonly Check[], target: Target | undefined): Promise<string[]> {
+  if (!target) return checks.map((check) => `${check.id}\t${check.level}\t${check.requirement.text}`);
+  const client = await WireClient.connect(target.socket, { label: "list", log: new Transcript(new Secrets(undefined)) });
+  try {
+    const hello = await greet(client);
+    return checks.map((check) => {
+      const absent = notApplicable(check, hello);
+      return `${check.id}\t${check.level}\t${absent ? `not-applicable: ${absent}` : "runs"}\t${check.requirement.text}`;
+    });
+  } finally {
+    client.close();
+  }
+}
+
+/** Run the checks, whatever happens: a daemon that cannot be started or reached is a report of errors, not a crash. */
+async function run(values: Values, checks: readonly Check[], rounds: number): Promise<Report> {
+  const described = { socket: values.socket ?? `(--target ${values.target})`, workspace: values.workspace ?? "" };
+  let started: StartedTarget | undefined;
+  try {
+    started = values.target ? await startTarget(values.target) : undefined;
+    return await runConformance(started ?? givenTarget(values), { checks, raceRounds: rounds });
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+    return failedRun(described, checks, messageOf(error));
+  } finally {
+    await started?.stop();
+  }
+}
+
 async function main(argv: string[]): Promise<number> {
   const { values } = parseArgs({ args: argv, options, allowPositionals: false });
   if (values.help) {
     console.log(HELP);
-    return 0;
+    return EXIT.pass;
   }
+  const checks = selectChecks(values.only ?? []);
+  if (checks.length === 0) throw new UsageError(`no check id starts with ${values.only?.join(" or ")}; see --list`);
   if (values.list) {
-    for (const check of CHECKS) console.log(`${check.id}\t${check.level}\t${check.requirement.text}`);
-    return 0;
+    const started = values.target ? await startTarget(values.target) : undefined;
+    try {
+      const target = started ?? (values.socket ? givenTarget(values) : undefined);
+      for (const line of await list(checks, target)) console.log(line);
+    } finally {
+      await started?.stop();
+    }
+    return EXIT.pass;
   }
   const rounds = Number(values["race-rounds"] ?? 2000);
   if (!Number.isInteger(rounds) || rounds < 1) throw new UsageError("--race-rounds must be a positive integer");
-  const checks = selectChecks(values.only ?? []);
-  if (checks.length === 0) throw new UsageError(`no check id starts with ${values.only?.join(" or ")}; see --list`);
+  if (!values.target && !(values.socket && values.workspace)) throw new UsageError("give --socket and --workspace, or --target echo");
   const known = knownFailures(values["known-failures"]);
-  const started: StartedTarget | undefined = values.target ? await startTarget(values.target) : undefined;
-  try {
-    const report = await runConformance(started ?? givenTarget(values), { checks, raceRounds: rounds });
-    const verdict = judge(report.results, { strict: values.strict === true, knownFailures: known });
-    console.log(consoleReport(report, verdict));
-    if (values.json) writeFileSync(values.json, jsonReport(report, verdict));
-    if (values.junit) writeFileSync(values.junit, junitReport(report, verdict, values.strict === true));
-    return verdict.exitCode;
-  } finally {
-    await started?.stop();
-  }
+  const report = await run(values, checks, rounds);
+  const verdict = judge(report.results, { strict: values.strict === true, knownFailures: known });
+  // The files first: whatever a terminal does with the console report, CI gets its JSON and JUnit.
+  if (values.json) writeFileSync(values.json, jsonReport(report, verdict));
+  if (values.junit) writeFileSync(values.junit, junitReport(report, verdict, values.strict === true));
+  console.log(consoleReport(report, verdict));
+  return verdict.exitCode;
 }
 
 try {
   process.exitCode = await main(process.argv.slice(2));
 } catch (error) {
   const usage = error instanceof UsageError || (error as { code?: string }).code?.startsWith("ERR_PARSE_ARGS");
-  console.error(`venom-conformance: ${error instanceof Error ? error.message : String(error)}`);
-  process.exitCode = usage ? 2 : 1;
+  console.error(`venom-conformance: ${messageOf(error)}`);
+  process.exitCode = usage ? EXIT.usage : EXIT.error;
 }

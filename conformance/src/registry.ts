@@ -2,6 +2,7 @@ import type { Check } from "./check.js";
 import { approvalChecks } from "./checks/approval.js";
 import { boundsChecks } from "./checks/bounds.js";
 import { containmentChecks } from "./checks/containment.js";
+import { delegatedChecks } from "./checks/delegated.js";
 import { eventsChecks } from "./checks/events.js";
 import { framingChecks } from "./checks/framing.js";
 import { grantsChecks } from "./checks/grants.js";
@@ -34,6 +35,7 @@ export const CHECKS: readonly Check[] = [
   ...eventsChecks,
   ...containmentChecks,
   ...processChecks,
+  ...delegatedChecks,
   ...identityChecks,
   ...paneChecks,
   ...orchChecks,

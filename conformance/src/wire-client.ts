@@ -8,6 +8,7 @@ import { EventEmitter } from "node:events";
 import { createConnection } from "node:net";
 import type { Readable, Writable } from "node:stream";
 import type { ErrorObject, RequestId } from "@venom/proto";
+import { fail } from "./verdict.js";
 
 /** A JSON-RPC response the peer sent, with the size of its line in bytes. */
 export interface Reply {
@@ -41,12 +42,14 @@ export interface WireOptions {
   approve?: Answer;
 }
 
-/** venom/1's default frame limit in bytes (DESIGN.md, "Wire protocol"): the largest line either side must accept. */
+/** venom/1's default frame limit in bytes (spec/design.md, "Wire protocol"): the largest line either side must accept. */
 export const FRAME_LIMIT = 1024 * 1024;
 
 /** Lines longer than this are not buffered: the peer is broken, and memory is ours. */
 const MAX_LINE_BYTES = 64 * 1024 * 1024;
 const DEFAULT_WAIT_MS = 10_000;
+/** A tool call may start a login shell on a loaded machine: far more than a correct daemon needs. */
+const CALL_WAIT_MS = 60_000;
 
 export class WireClient {
   readonly replies: Reply[] = [];
@@ -112,16 +115,16 @@ export class WireClient {
     return this.write(`${JSON.stringify(message)}\n`);
   }
 
-  /** Send a request and wait for its reply; rejects if the connection closes or the reply never comes. */
-  async request(method: string, params?: unknown, timeoutMs = DEFAULT_WAIT_MS): Promise<Reply> {
+  /** Send a request and wait for its reply; a connection that closes first, or a reply that never comes, fails the check. */
+  async request(method: string, params?: unknown, timeoutMs = method === "tools/call" ? CALL_WAIT_MS : DEFAULT_WAIT_MS): Promise<Reply> {
     const id = this.#nextId++;
     await this.send(params === undefined ? { jsonrpc: "2.0", id, method } : { jsonrpc: "2.0", id, method, params });
     const found = () => this.replies.find((reply) => reply.id === id);
     await this.waitUntil(() => found() !== undefined || this.closed, timeoutMs);
     const reply = found();
     if (reply) return reply;
-    if (this.closed) throw new Error(`${this.options.label}: ${this.#closed} before ${method} was answered`);
-    throw new Error(`${this.options.label}: no answer to ${method} within ${timeoutMs / 1000}s`);
+    if (this.closed) fail(`${this.options.label}: ${this.#closed} before ${method} was answered`);
+    fail(`${this.options.label}: no answer to ${method} within ${timeoutMs / 1000}s`);
   }
 
   /** Resolve true as soon as `condition` holds (checked on every line and on close), false after `timeoutMs`. */

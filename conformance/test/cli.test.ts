@@ -32,22 +32,29 @@ describe("venom-conformance", () => {
     const junit = join(scratch, "echo.xml");
     const run = await cli("--target", "echo", "--json", json, "--junit", junit);
     expect(run.stdout.split("\n").filter((line) => /^(FAIL|WARN)/.test(line))).toEqual([]);
-    expect(run.stdout).toMatch(/^\d+ passed, 0 failed, 0 warned, \d+ not-applicable$/m);
+    expect(run.stdout).toMatch(/^\d+ passed, 0 failed, 0 warned, \d+ not-applicable, 0 errors$/m);
     expect(run.code, run.stdout).toBe(0);
     const report = JSON.parse(readFileSync(json, "utf8"));
     expect(report.results.map((r: CheckResult) => r.id)).toEqual(CHECKS.map((check) => check.id));
     expect(Object.keys(report.results[0]).sort()).toEqual([
       "actual",
+      "evidence",
       "expected",
       "id",
       "level",
       "ms",
       "requirement",
+      "section",
       "source",
       "status",
       "transcript",
     ]);
-    expect(readFileSync(junit, "utf8")).toContain(`<testsuite name="venom-conformance" tests="${CHECKS.length}" failures="0"`);
+    // A summary by section, in the console, the JSON and the JUnit report alike.
+    expect(run.stdout).toMatch(/^process: \d+ passed, 0 failed, 0 warned, 0 not-applicable, 0 errors$/m);
+    expect(report.summary.sections.process).toMatchObject({ fail: 0, error: 0 });
+    const xml = readFileSync(junit, "utf8");
+    expect(xml).toContain(`<testsuites name="venom-conformance" tests="${CHECKS.length}" failures="0" errors="0"`);
+    expect(xml).toMatch(/<testsuite name="process" tests="\d+" failures="0" errors="0"/);
   });
 
   it("runs against a daemon it did not start (--socket), finds its home, warns without a canary, fails that warning under --strict", async () => {
@@ -58,8 +65,9 @@ describe("venom-conformance", () => {
       const args = ["--socket", daemon.target.socket, "--workspace", workspace, "--only", "instance/", "--only", "secrets/"];
       const run = await cli(...args);
       expect(run.stdout).toContain("PASS instance/private-files");
-      expect(run.stdout).toContain("WARN secrets/canary: nothing to look for; no canary known");
-      expect(run.stdout.trim().split("\n").at(-1)).toBe("1 passed, 0 failed, 1 warned, 0 not-applicable");
+      expect(run.stdout).toContain("PASS secrets/logs");
+      expect(run.stdout).toMatch(/^WARN secrets\/canary \([\d.]+s\): nothing to look for; no canary known/m);
+      expect(run.stdout.trim().split("\n").at(-1)).toBe("2 passed, 0 failed, 1 warned, 0 not-applicable, 0 errors");
       expect(run.code).toBe(0);
       expect((await cli(...args, "--strict")).code).toBe(1);
     } finally {
@@ -73,18 +81,48 @@ describe("venom-conformance", () => {
     expect(run.stdout.trim().split("\n")).toEqual(CHECKS.map((check) => `${check.id}\t${check.level}\t${check.requirement.text}`));
   });
 
+  it("lists which checks run against a given daemon, and why the others do not apply", async () => {
+    const run = await cli("--list", "--target", "mux", "--only", "panes/", "--only", "process/run-");
+    expect(run.code, run.stderr).toBe(0);
+    const verdicts = run.stdout
+      .trim()
+      .split("\n")
+      .map((line) => line.split("\t").slice(0, 3));
+    expect(verdicts).toEqual([
+      ["process/run-markers", "MUST", "not-applicable: the daemon's hello offers no run tool"],
+      ["process/run-record", "MUST", "not-applicable: the daemon's hello offers no run tool"],
+      ["process/run-no-api-keys", "MUST", "not-applicable: the daemon's hello offers no run tool"],
+      ["panes/cwd-containment", "MUST", "runs"],
+      ["panes/delegated-process", "MUST", "runs"],
+    ]);
+  });
+
+  it("writes its reports and exits 3 when the daemon cannot be reached: every check an error, none a crash", async () => {
+    const json = join(scratch, "unreachable.json");
+    const junit = join(scratch, "unreachable.xml");
+    const workspace = mkdtempSync(join(scratch, "workspace-"));
+    const run = await cli("--socket", join(scratch, "nothing.sock"), "--workspace", workspace, "--json", json, "--junit", junit);
+    expect(run.code, run.stderr).toBe(3);
+    const report = JSON.parse(readFileSync(json, "utf8"));
+    expect(report.results).toHaveLength(CHECKS.length);
+    expect(new Set(report.results.map((r: CheckResult) => r.status))).toEqual(new Set(["error"]));
+    expect(report.results[0].actual).toMatch(/^the run could not start: .*ENOENT/);
+    expect(readFileSync(junit, "utf8")).toContain(`errors="${CHECKS.length}"`);
+    expect(run.stdout).toMatch(/^ERR {2}transport\/socket-mode \(0\.0s\): the run could not start/m);
+  });
+
   it("passes venom-mux: every applicable check, the pane checks included", async () => {
     const run = await cli("--target", "mux");
     expect(run.stdout.split("\n").filter((line) => /^(FAIL|WARN)/.test(line))).toEqual([]);
-    expect(run.stdout).toMatch(/^PASS panes\/cwd-containment$/m);
-    expect(run.stdout).toMatch(/^PASS panes\/delegated-process$/m);
+    expect(run.stdout).toMatch(/^PASS panes\/cwd-containment \(/m);
+    expect(run.stdout).toMatch(/^PASS panes\/delegated-process \(/m);
     expect(run.code, run.stdout).toBe(0);
   });
 
   it("passes venom-orch: every applicable check, the agent checks included", async () => {
     const run = await cli("--target", "orch", "--only", "orch/");
     expect(run.stdout.split("\n").filter((line) => /^(FAIL|WARN|N-A)/.test(line))).toEqual([]);
-    for (const check of CHECKS.filter((c) => c.id.startsWith("orch/"))) expect(run.stdout).toContain(`PASS ${check.id}\n`);
+    for (const check of CHECKS.filter((c) => c.id.startsWith("orch/"))) expect(run.stdout).toContain(`PASS ${check.id} (`);
     expect(run.code, run.stdout).toBe(0);
   });
 
@@ -101,7 +139,9 @@ describe("venom-conformance", () => {
     const lax = { strict: false, knownFailures: [] };
     expect(judge(results(["a", "pass"], ["b", "not-applicable"]), lax).exitCode).toBe(0);
     expect(judge(results(["a", "pass"], ["b", "fail"]), lax).exitCode).toBe(1);
-    expect(judge(results(["b", "not-applicable"]), lax).exitCode).toBe(1);
+    expect(judge(results(["b", "not-applicable"]), lax).exitCode).toBe(3);
+    expect(judge(results(["a", "pass"], ["b", "error"]), lax).exitCode).toBe(3);
+    expect(judge(results(["a", "fail"], ["b", "error"]), lax).exitCode).toBe(1);
     expect(judge(results(["a", "warn"]), lax).exitCode).toBe(0);
     expect(judge(results(["a", "warn"]), strict).exitCode).toBe(1);
     expect(judge(results(["a", "pass"], ["b", "fail"]), { strict: false, knownFailures: ["b"] })).toMatchObject({

@@ -1,11 +1,10 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { SOURCES } from "../src/check.js";
 import { renderDocs } from "../src/docs.js";
 import { LEDGER } from "../src/ledger.js";
 import { CHECKS } from "../src/registry.js";
-import { normalize, sentencesOf, sharedDir } from "./spec-sentences.js";
+import { normalize, sentencesOf, sourceText } from "./spec-sentences.js";
 
 const ledger = LEDGER.flatMap(({ source, section, sentences }) => sentences.map(([text, answer]) => ({ source, section, text, answer })));
 
@@ -32,15 +31,15 @@ describe("docs/conformance.md and the requirement ledger", () => {
     }
   });
 
-  it("every quote of every check is exact: a ledger sentence in its section, or a passage of DESIGN.md under its heading", () => {
-    const design = readFileSync(join(sharedDir(), SOURCES.design.file), "utf8");
+  it("every quote of every check is exact: a ledger sentence in its section, or a passage of the design (spec/design.md) under its heading", () => {
+    const design = sourceText("design");
     for (const check of CHECKS) {
       for (const quote of [check.requirement, ...(check.also ?? [])]) {
         if (quote.source === "design") {
           const section = design.split(/^## /m).find((part) => part.startsWith(quote.section));
           expect(
             section && normalize(section).includes(quote.text),
-            `${check.id}: not in DESIGN.md, "${quote.section}": ${quote.text}`,
+            `${check.id}: not in spec/design.md, "${quote.section}": ${quote.text}`,
           ).toBe(true);
         } else {
           const found = ledger.some((e) => e.source === quote.source && e.section === quote.section && e.text === quote.text);

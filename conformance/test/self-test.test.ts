@@ -3,8 +3,10 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
+import type { Check } from "../src/check.js";
 import { CHECKS } from "../src/registry.js";
-import { runConformance, type Status } from "../src/run.js";
+import { EXIT, judge } from "../src/report.js";
+import { type CheckResult, type RunOptions, runConformance, type Status } from "../src/run.js";
 import { FAULTS, type Fault, startBrokenDaemon } from "./fixtures/broken-daemon.js";
 
 /**
@@ -26,15 +28,27 @@ const CAUGHT_BY: Record<Fault, string[]> = {
   "unbounded-output": ["process/output-bounded"],
   "tcp-listen": ["transport/no-remote-listen"],
   "leaky-events": ["events/minimal"],
+  "toctou-write": ["containment/symlink-race-write"],
+  "run-unmarked": ["process/run-markers"],
+  "run-unrecorded": ["process/run-record"],
+  "run-keeps-api-key": ["process/run-no-api-keys"],
+  "no-depth-limit": ["process/depth-limit"],
+  "sandbox-claim": ["handshake/no-sandbox-notice"],
+  "log-output": ["secrets/logs"],
+  "timeout-ok": ["process/timeout-not-ok"],
+  "cancel-failed": ["process/cancel-uncertain"],
+  "random-fingerprint": ["grants/fingerprint"],
+  "silent-cut": ["bounds/read-output", "process/output-bounded"],
+  "vague-hash-mismatch": ["write/expected-hash"],
 };
 
-/** Every check of the suite against the fixture with these faults on. */
-async function suiteAgainst(faults: Fault[]): Promise<Map<string, { status: Status; actual: string }>> {
+/** Every check of the suite (or the given ones) against the fixture with these faults on. */
+async function suiteAgainst(faults: Fault[], options: Partial<RunOptions> = {}): Promise<Map<string, CheckResult>> {
   const home = mkdtempSync(join(tmpdir(), "conformance-fixture-home-"));
   const workspace = mkdtempSync(join(tmpdir(), "conformance-fixture-workspace-"));
   const daemon = await startBrokenDaemon({ home, workspace, faults, canary: `canary-${randomBytes(12).toString("hex")}` });
   try {
-    const report = await runConformance(daemon.target, { checks: CHECKS, raceRounds: 500 });
+    const report = await runConformance(daemon.target, { checks: CHECKS, raceRounds: 500, ...options });
     return new Map(report.results.map((result) => [result.id, result]));
   } finally {
     daemon.close();
@@ -43,22 +57,22 @@ async function suiteAgainst(faults: Fault[]): Promise<Map<string, { status: Stat
   }
 }
 
-const failing = (results: Map<string, { status: Status }>) =>
+const withStatus = (results: Map<string, { status: Status }>, status: Status) =>
   [...results]
-    .filter(([, result]) => result.status === "fail")
+    .filter(([, result]) => result.status === status)
     .map(([id]) => id)
     .sort();
 
 describe("the suite against a deliberately broken daemon", () => {
-  let clean: Map<string, { status: Status; actual: string }>;
+  let clean: Map<string, CheckResult>;
   beforeAll(async () => {
     clean = await suiteAgainst([]);
   });
 
-  it("passes the fixture with no fault on (it has no write tool, no panes, no agents)", () => {
+  // Its write answers "ok" and its events say `"status":"ok"`: events/minimal must look for what calls carried, not any short text.
+  it("passes the fixture with no fault on (it has no panes, no agents)", () => {
     const notApplicable = (id: string) => [id, expect.objectContaining({ status: "not-applicable" })];
     expect([...clean].filter(([, result]) => result.status !== "pass")).toEqual([
-      notApplicable("write/expected-hash"),
       notApplicable("panes/cwd-containment"),
       notApplicable("panes/delegated-process"),
       ...CHECKS.filter((check) => check.id.startsWith("orch/")).map((check) => notApplicable(check.id)),
@@ -67,6 +81,49 @@ describe("the suite against a deliberately broken daemon", () => {
 
   it.each(FAULTS)("catches fault %s with exactly its intended checks", async (fault) => {
     const results = await suiteAgainst([fault]);
-    expect(failing(results)).toEqual([...CAUGHT_BY[fault]].sort());
+    expect({ failed: withStatus(results, "fail"), errors: withStatus(results, "error") }).toEqual({
+      failed: [...CAUGHT_BY[fault]].sort(),
+      errors: [],
+    });
+  });
+});
+
+/** A check of the suite's own making, to see how the runner treats one that misbehaves. */
+const misbehaving = (id: string, run: Check["run"]): Check => ({
+  id,
+  level: "MUST",
+  requirement: CHECKS[0]!.requirement,
+  expected: "nothing: it tests the runner",
+  run,
+});
+
+describe("a check that misbehaves is an error, and the run goes on", () => {
+  it("a throw, an unawaited promise that rejects, and a promise that never settles each end as that check's error; the others run", async () => {
+    const checks = [
+      misbehaving("self/throws", async () => {
+        throw new TypeError("a bug in the check");
+      }),
+      misbehaving("self/unawaited", async (ctx) => {
+        const { client } = await ctx.session({ label: "unawaited" });
+        // The daemon answers this with an error: expectResult rejects, and nobody awaits it.
+        void ctx.callTool(client, "no-such-tool", {});
+        await new Promise((resolve) => setTimeout(resolve, 5_000));
+        return "finished as if nothing happened";
+      }),
+      misbehaving("self/pending", () => new Promise<string>(() => {})),
+      CHECKS.find((check) => check.id === "grants/fingerprint")!,
+    ];
+    const results = await suiteAgainst([], { checks, checkTimeoutMs: 3_000 });
+    expect([...results].map(([id, result]) => [id, result.status])).toEqual([
+      ["self/throws", "error"],
+      ["self/unawaited", "error"],
+      ["self/pending", "error"],
+      ["grants/fingerprint", "pass"],
+    ]);
+    expect(results.get("self/throws")?.actual).toBe("a bug in the check");
+    expect(results.get("self/unawaited")?.actual).toMatch(/did not await failed: .*no-such-tool.*-32005/);
+    expect(results.get("self/pending")?.actual).toBe("the check did not finish within 3s");
+    const verdict = judge([...results.values()], { strict: false, knownFailures: [] });
+    expect(verdict).toMatchObject({ exitCode: EXIT.error, counts: { pass: 1, error: 3 } });
   });
 });

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { SOURCES, type SourceId } from "../src/check.js";
 
@@ -8,12 +8,9 @@ export interface Sentence {
   text: string;
 }
 
-/** shared/ sits beside the repository (CI copies it there; sessions have it at /work/shared). */
-export function sharedDir(): string {
-  const candidates = [process.env.VENOM_SHARED_DIR, join(import.meta.dirname, "../../../shared"), "/work/shared"];
-  const found = candidates.find((dir) => dir && existsSync(join(dir, SOURCES["security-model"].file)));
-  if (!found) throw new Error(`the source documents are not found in ${candidates.filter(Boolean).join(", ")}; set VENOM_SHARED_DIR`);
-  return found;
+/** A source document's text: the copies in conformance/spec/, paths as SOURCES names them. */
+export function sourceText(source: SourceId): string {
+  return readFileSync(join(import.meta.dirname, "..", SOURCES[source].file), "utf8");
 }
 
 export const normalize = (text: string) => text.replace(/\s+/g, " ").trim();
@@ -26,7 +23,7 @@ export const normalize = (text: string) => text.replace(/\s+/g, " ").trim();
  * code span, quote, bullet or bracket.
  */
 export function sentencesOf(source: "security-model" | "rfc-0008"): Sentence[] {
-  const lines = readFileSync(join(sharedDir(), SOURCES[source].file), "utf8").split("\n");
+  const lines = sourceText(source).split("\n");
   const out: Sentence[] = [];
   let section = "";
   let block: string[] = [];

@@ -2,6 +2,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ToolResultSchema } from "@venom/proto";
 import { type Check, securityModel } from "../check.js";
+import { saysCut } from "../probes.js";
 import { expect, expectFramed, expectResult } from "../verdict.js";
 
 /** Text JSON must escape (control characters, quotes, backslashes) and multi-byte UTF-8: a bound on content bytes alone does not bound the line. */
@@ -14,7 +15,7 @@ export const boundsChecks: readonly Check[] = [
     requirement: securityModel("Tool rules", "Both tools cap output or input according to configuration."),
     also: [securityModel("Network and protocol", "Protocol lines, tool arguments, tool output, and provider responses are size bounded.")],
     expected:
-      "reading an 8 MiB file of text JSON must escape gives a bounded result: content shorter than the file, in a reply line within the 1 MiB frame limit",
+      "reading an 8 MiB file of text JSON must escape gives a bounded result that says it was cut (data.truncated true, or a note in the content naming the cut): content shorter than the file, in a reply line within the 1 MiB frame limit",
     needs: ["read"],
     async run(ctx) {
       const file = join(ctx.dir("bounds"), "big.txt");
@@ -26,7 +27,8 @@ export const boundsChecks: readonly Check[] = [
       const result = expectResult(reply, ToolResultSchema, "read of an 8 MiB file");
       const bytes = Buffer.byteLength(result.content);
       expect(bytes < Buffer.byteLength(content), `the read returned all ${bytes} bytes of the file`);
-      return `status ${result.status}, ${bytes} content bytes in a ${reply.bytes}-byte line`;
+      expect(saysCut(result), `the read was cut to ${bytes} bytes without saying so (no data.truncated, no note of the cut)`);
+      return `status ${result.status}, ${bytes} content bytes in a ${reply.bytes}-byte line, the cut said`;
     },
   },
 ];

@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { type ToolDescriptor, type ToolResult, ToolResultSchema } from "@venom/proto";
@@ -155,6 +155,35 @@ const SWAPPER = [
   `  if (n === 1) process.stdout.write("swapping\\n"); }`,
 ].join(" ");
 
+/** A race's ground: `root/in`, `root/dir` → `in` inside the workspace, and an empty directory outside. */
+function raceGround(ctx: CheckContext, name: string): { root: string; out: string } {
+  const root = ctx.dir(name);
+  mkdirSync(join(root, "in"));
+  symlinkSync("in", join(root, "dir"));
+  return { root, out: mkdtempSync(join(ctx.run.outside, `${name}-`)) };
+}
+
+/**
+ * Start swapping `root/link` (inside.txt ↔ `outFile`) and `root/dir` (in ↔
+ * `outDir`) as fast as a process can; resolves once it is swapping, so a fast
+ * daemon cannot finish every call before the race begins.
+ */
+async function startSwapper(root: string, outFile: string, outDir: string): Promise<ChildProcess> {
+  const swapper = spawn(process.execPath, ["-e", SWAPPER, root, outFile, outDir, "120"], { stdio: ["ignore", "pipe", "ignore"] });
+  const swapping = await new Promise<boolean>((resolve) => {
+    const timer = setTimeout(() => resolve(false), 15_000);
+    swapper.stdout?.once("data", () => {
+      clearTimeout(timer);
+      resolve(true);
+    });
+  });
+  if (!swapping) {
+    swapper.kill("SIGKILL");
+    fail("the symlink swapper did not start within 15s");
+  }
+  return swapper;
+}
+
 export const containmentChecks: readonly Check[] = [
   {
     id: "containment/path-escapes",
@@ -219,15 +248,12 @@ export const containmentChecks: readonly Check[] = [
       "while another process swaps a file symlink and a directory symlink between targets inside and outside the workspace as fast as it can, no read returns the outside file",
     needs: ["read"],
     async run(ctx) {
-      const root = ctx.dir("race");
-      const out = mkdtempSync(join(ctx.run.outside, "race-"));
+      const { root, out } = raceGround(ctx, "race");
       const inside = `inside-${nonce()}`;
       const outside = `outside-${nonce()}`;
-      mkdirSync(join(root, "in"));
       for (const file of ["inside.txt", "in/file"]) writeFileSync(join(root, file), inside);
       writeFileSync(join(out, "file"), outside);
       symlinkSync("inside.txt", join(root, "link"));
-      symlinkSync("in", join(root, "dir"));
       const paths = [`${ctx.rel(root)}/link`, `${ctx.rel(root)}/dir/file`];
       const { client } = await ctx.session({ label: "race" });
       for (const path of paths) {
@@ -237,21 +263,7 @@ export const containmentChecks: readonly Check[] = [
           `positive control: ${path} through a symlink inside did not read (status ${result.status})`,
         );
       }
-      const swapper = spawn(process.execPath, ["-e", SWAPPER, root, join(out, "file"), out, "120"], {
-        stdio: ["ignore", "pipe", "ignore"],
-      });
-      // Reads start only once the swapper is swapping: a fast daemon could otherwise finish every read before it starts.
-      const swapping = await new Promise<boolean>((resolve) => {
-        const timer = setTimeout(() => resolve(false), 15_000);
-        swapper.stdout?.once("data", () => {
-          clearTimeout(timer);
-          resolve(true);
-        });
-      });
-      if (!swapping) {
-        swapper.kill("SIGKILL");
-        fail("the symlink swapper did not start within 15s");
-      }
+      const swapper = await startSwapper(root, join(out, "file"), out);
       const counts = { inside: 0, refused: 0, escapes: 0 };
       try {
         for (let round = 0; round < ctx.run.raceRounds; round++) {
@@ -267,6 +279,47 @@ export const containmentChecks: readonly Check[] = [
       const summary = `${ctx.run.raceRounds} reads during swaps: ${counts.inside} inside, ${counts.refused} refused, ${counts.escapes} escapes`;
       expect(counts.escapes === 0, summary);
       return summary;
+    },
+  },
+  {
+    id: "containment/symlink-race-write",
+    level: "MUST",
+    requirement: CONFINED_RULE,
+    also: [
+      securityModel(
+        "Tool rules",
+        "Writes use a capability-contained temporary file plus an atomic install in the destination directory and may require an expected SHA-256 when replacing a file.",
+      ),
+    ],
+    expected:
+      "while another process swaps a directory symlink between a directory inside the workspace and one outside as fast as it can, no write through it creates a file outside",
+    needs: ["write"],
+    async run(ctx) {
+      const { root, out } = raceGround(ctx, "race-write");
+      const { client } = await ctx.session({ label: "race-write" });
+      const path = (round: number) => `${ctx.rel(root)}/dir/w-${round % 64}.txt`;
+      const control = await ctx.callTool(client, "write", { path: path(0), content: "conformance" });
+      expect(
+        control.status === "ok" && existsSync(join(root, "in", "w-0.txt")),
+        `positive control: a write through a symlink inside did not land (status ${control.status})`,
+      );
+      const swapper = await startSwapper(root, join(out, "file"), out);
+      const counts = { ok: 0, refused: 0 };
+      let escaped: string[] = [];
+      try {
+        for (let round = 0; round < ctx.run.raceRounds && escaped.length === 0; round++) {
+          const reply = await client.request("tools/call", { name: "write", arguments: { path: path(round), content: "conformance" } });
+          if ((reply.result as { status?: unknown } | undefined)?.status === "ok") counts.ok++;
+          else counts.refused++;
+          escaped = readdirSync(out);
+        }
+      } finally {
+        swapper.kill("SIGKILL");
+      }
+      const summary = `${counts.ok + counts.refused} writes during swaps: ${counts.ok} written, ${counts.refused} refused`;
+      ctx.see("the outside directory", escaped.length > 0 ? `holds ${escaped.join(", ")}` : "empty");
+      expect(escaped.length === 0, `${summary}; a write landed outside the workspace (${escaped.join(", ")})`);
+      return `${summary}, none outside`;
     },
   },
 ];

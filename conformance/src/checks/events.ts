@@ -1,6 +1,6 @@
 import { Notifications } from "@venom/proto";
 import { type Check, rfc0008 } from "../check.js";
-import { effectProbes, nonce } from "../probes.js";
+import { markedCalls } from "../probes.js";
 import { expect } from "../verdict.js";
 
 export const eventsChecks: readonly Check[] = [
@@ -15,27 +15,21 @@ export const eventsChecks: readonly Check[] = [
       ),
     ],
     expected:
-      "the notifications sent during approved calls (an echo, a read of a planted secret, a write, a run) match venom/1's event schemas exactly and carry none of the calls' arguments or output",
+      "during approved calls whose arguments and output carry markers the suite chose (an echo, a read of a planted secret, a write, a run), every notification of a method venom/1 defines matches its schema, and no notification of any method carries a marker",
     needs: ["echo", "read", "write", "run"],
     async run(ctx) {
       const { client } = await ctx.session({ label: "events", approve: "approve" });
-      // What a call's arguments and output look like inside a JSON line.
-      const inJson = (text: string) => JSON.stringify(text).slice(1, -1);
-      const marker = `venom-conformance-marker-${nonce()}`;
-      const contents = [inJson(marker)];
-      if (ctx.tool("echo")) await ctx.callTool(client, "echo", { text: marker });
-      for (const probe of effectProbes(ctx, ctx.run.workspace, ctx.dir("events"))) {
-        contents.push(inJson((await ctx.callTool(client, probe.tool, probe.args)).content));
-      }
-      const notifications = client.notifications;
+      const marked = await markedCalls(ctx, client);
+      const markers = [...marked.inArguments, ...marked.inOutput];
       const schemas = Notifications as Record<string, { params: { safeParse(value: unknown): { success: boolean } } }>;
-      for (const { method, params } of notifications) {
+      for (const { method, params } of client.notifications) {
         const schema = schemas[method]?.params;
-        expect(!schema || schema.safeParse(params).success, `${method} does not match venom/1's schema for it`);
-        const text = JSON.stringify(params);
-        expect(!contents.some((content) => content !== "" && text.includes(content)), `${method} carries a call's arguments or output`);
+        expect(!schema || schema.safeParse(params).success, `${method} does not match venom/1's schema for it: ${JSON.stringify(params)}`);
+        const text = JSON.stringify(params) ?? "";
+        const carried = markers.find((value) => text.includes(value));
+        expect(carried === undefined, `${method} carries what a call was given or returned (${carried}): ${text}`);
       }
-      return `${notifications.length} notifications, none carrying arguments or output`;
+      return `${client.notifications.length} notifications during ${markers.length} marked values, none carrying one`;
     },
   },
 ];

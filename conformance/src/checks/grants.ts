@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from "node:util";
-import { ErrorCode, SnapshotSchema } from "@venom/proto";
+import { canonicalJson, ErrorCode, SnapshotSchema, type SnapshotWire, sha256Hex } from "@venom/proto";
 import { type Check, design, rfc0008, securityModel } from "../check.js";
 import type { Session } from "../context.js";
 import { sampleArguments } from "../probes.js";
@@ -12,7 +12,47 @@ async function listed(session: Session, what: string) {
   return snapshot;
 }
 
+/** What a snapshot's fingerprint must be: the sha256 of the RFC 8785 canonical JSON of its tools (docs/protocol.md). */
+const recomputed = (snapshot: SnapshotWire) => sha256Hex(canonicalJson(snapshot.tools));
+
 export const grantsChecks: readonly Check[] = [
+  {
+    id: "grants/fingerprint",
+    level: "MUST",
+    requirement: rfc0008(
+      "Canonical interception",
+      "Capabilities are a set with canonical order, so source declaration order cannot change fingerprints, snapshots, or policy decisions.",
+    ),
+    also: [
+      design(
+        "Grants",
+        "Each session gets one immutable snapshot of definitions with a fingerprint (sha256 of canonical JSON); the dispatcher rejects any name outside it.",
+      ),
+    ],
+    expected:
+      "every snapshot the daemon sends (hello with and without tools, tools/list) lists its tools in name order, and its fingerprint is the lowercase hex sha256 of the RFC 8785 canonical JSON of its `tools` array, so the suite computes the same value",
+    async run(ctx) {
+      const owner = await ctx.session({ label: "fingerprint" });
+      const none = await ctx.session({ label: "no-tools", hello: { noTools: true } });
+      const listed = expectResult(await owner.client.request("tools/list"), SnapshotSchema, "tools/list");
+      for (const [what, snapshot] of [
+        ["hello", owner.hello.snapshot],
+        ["hello without tools", none.hello.snapshot],
+        ["tools/list", listed],
+      ] as const) {
+        const names = snapshot.tools.map((tool) => tool.name);
+        const sorted = [...names].sort();
+        expect(isDeepStrictEqual(names, sorted), `${what}: the tools are not in name order (${names.join(", ")})`);
+        const expected = recomputed(snapshot);
+        ctx.see(what, `fingerprint ${snapshot.fingerprint}, recomputed ${expected}`);
+        expect(
+          snapshot.fingerprint === expected,
+          `${what}: the fingerprint ${snapshot.fingerprint} is not the sha256 of the canonical JSON of its tools (${expected})`,
+        );
+      }
+      return `3 snapshots (${owner.hello.snapshot.tools.length} tools, none, tools/list): each fingerprint recomputed`;
+    },
+  },
   {
     id: "grants/snapshot-stable",
     level: "MUST",

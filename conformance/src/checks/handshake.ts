@@ -2,6 +2,12 @@ import { DaemonStatusResultSchema, ErrorCode, PROTOCOL } from "@venom/proto";
 import { type Check, design, rfc0008, securityModel } from "../check.js";
 import { expect, expectResult } from "../verdict.js";
 
+/** A negation in the same clause: "no sandbox is active", "not sandboxed", "does not isolate". */
+const NEGATED = /\b(no|not|never|without|nor|none|isn't|doesn't|cannot)\b/i;
+/** A notice's clauses: a claim and its negation are judged together only when they share one. */
+const clauses = (notice: string) => notice.split(/[.;:,!?\n]|\bbut\b/i);
+const deniesSandbox = (notice: string) => clauses(notice).some((clause) => /sandbox/i.test(clause) && NEGATED.test(clause));
+
 const HANDSHAKE_RULE = securityModel("Network and protocol", "Both transports require the versioned handshake.");
 
 export const handshakeChecks: readonly Check[] = [
@@ -52,14 +58,23 @@ export const handshakeChecks: readonly Check[] = [
       "It must warn on first run and in help/health output that no permission or sandbox extension is active.",
     ),
     also: [design("Wire protocol", '`notices` (including "no sandbox is active" while that is true)')],
-    expected: "hello's notices and daemon/status's notices both say that no sandbox is active",
+    expected:
+      "hello's notices and daemon/status's notices both say that no sandbox is active (a notice with a negated `sandbox`: no, not, without, never), and no part of a notice claims a sandbox or isolation without negating it",
     async run(ctx) {
       const { client, hello } = await ctx.session();
       const status = expectResult(await client.request("daemon/status"), DaemonStatusResultSchema, "daemon/status");
-      const warns = (notices: string[]) => notices.some((notice) => /sandbox/i.test(notice));
-      expect(warns(hello.notices), `hello's notices do not mention the missing sandbox: ${JSON.stringify(hello.notices)}`);
-      expect(warns(status.notices), `daemon/status's notices do not mention the missing sandbox: ${JSON.stringify(status.notices)}`);
-      return "hello and daemon/status both carry the no-sandbox notice";
+      for (const [where, notices] of [
+        ["hello", hello.notices],
+        ["daemon/status", status.notices],
+      ] as const) {
+        ctx.see(`${where}'s notices`, JSON.stringify(notices));
+        expect(notices.some(deniesSandbox), `${where}'s notices do not say that no sandbox is active: ${JSON.stringify(notices)}`);
+        const claim = notices
+          .flatMap(clauses)
+          .find((clause) => /sandbox|isolat|contain(ed|s|ment)\b/i.test(clause) && !NEGATED.test(clause));
+        expect(claim === undefined, `${where}'s notices claim a sandbox or isolation: "${claim}"`);
+      }
+      return "hello and daemon/status both say that no sandbox is active, and claim none";
     },
   },
 ];

@@ -3,8 +3,8 @@ import { join } from "node:path";
 import { type ToolResult, ToolResultSchema, ToolsCancelResultSchema } from "@venom/proto";
 import { type Check, design, rfc0008, securityModel } from "../check.js";
 import type { CheckContext } from "../context.js";
-import { nonce, runArguments, shellQuote } from "../probes.js";
-import { expect, expectFramed, expectResult, fail } from "../verdict.js";
+import { eventually, nonce, runArguments, saysCut, shellQuote, whileRunning } from "../probes.js";
+import { expect, expectFramed, expectResult, fail, NotApplicable } from "../verdict.js";
 
 const GROUP_RULE = securityModel(
   "Tool rules",
@@ -28,13 +28,13 @@ function startTime(pid: number): string | undefined {
   }
 }
 
-/** The processes of a command that writes its pids to a file: read once all `count` have started. */
-async function members(file: string, count: number): Promise<Map<number, string>> {
-  for (const deadline = Date.now() + 15_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 50))) {
+/** The processes of a command that writes its pids to a file, read once all `count` have started (while its call runs). */
+function members(call: Promise<ToolResult>, file: string, count: number): Promise<Map<number, string>> {
+  const started = eventually(() => {
     const pids = existsSync(file) ? readFileSync(file, "utf8").split("\n").filter(Boolean).map(Number) : [];
-    if (pids.length >= count) return new Map(pids.map((pid) => [pid, startTime(pid) ?? "exited"]));
-  }
-  fail("the run tool's command did not start all its processes within 15s");
+    return pids.length >= count ? new Map(pids.map((pid) => [pid, startTime(pid) ?? "exited"])) : undefined;
+  }, `all ${count} processes of the run's command starting`);
+  return whileRunning(call, started, `all ${count} of its processes started`);
 }
 
 /** Every member is gone (or a zombie) within `ms`; else the survivors are named, and killed so the run leaves nothing behind. */
@@ -91,7 +91,7 @@ export const processChecks: readonly Check[] = [
       const { tool, client, pids } = await runSession(ctx);
       const started = Date.now();
       const call = ctx.callTool(client, "run", runArguments(tool, groupScript(pids, false)), { timeoutSeconds: 2, waitMs: 30_000 });
-      const group = await members(pids, 4);
+      const group = await members(call, pids, 4);
       const result = await call;
       const elapsed = Date.now() - started;
       expect(elapsed <= 2_000 + SLACK_MS, `the call returned after ${elapsed}ms, past its 2s deadline`);
@@ -122,7 +122,7 @@ export const processChecks: readonly Check[] = [
         timeoutSeconds: 120,
         waitMs: 60_000,
       });
-      const group = await members(pids, 5);
+      const group = await members(call, pids, 5);
       const cancelled = Date.now();
       const cancel = expectResult(await client.request("tools/cancel", { callId }), ToolsCancelResultSchema, "tools/cancel");
       expect(cancel.cancelled, "tools/cancel says no such call was running");
@@ -144,7 +144,7 @@ export const processChecks: readonly Check[] = [
     ),
     also: [securityModel("Network and protocol", "Protocol lines, tool arguments, tool output, and provider responses are size bounded.")],
     expected:
-      "a run printing 16 MiB of control characters returns a bounded result: content shorter than the output, in a reply line within the 1 MiB frame limit",
+      "a run printing 16 MiB of control characters returns a bounded result that says it was cut (data.truncated true, or a note in the content naming the cut): content shorter than the output, in a reply line within the 1 MiB frame limit",
     needs: ["run"],
     async run(ctx) {
       const { tool, client } = await runSession(ctx);
@@ -155,7 +155,65 @@ export const processChecks: readonly Check[] = [
       const result = expectResult(reply, ToolResultSchema, "a run printing 16 MiB");
       const bytes = Buffer.byteLength(result.content);
       expect(bytes < produced, `the run returned ${bytes} bytes of output`);
-      return `status ${result.status}, ${bytes} content bytes in a ${reply.bytes}-byte line`;
+      expect(
+        saysCut(result),
+        `the run's output (status ${result.status}) was cut to ${bytes} bytes without saying so (no data.truncated, no note of the cut)`,
+      );
+      return `status ${result.status}, ${bytes} content bytes in a ${reply.bytes}-byte line, the cut said`;
+    },
+  },
+  {
+    id: "process/timeout-not-ok",
+    level: "MUST",
+    requirement: rfc0008(
+      "Failure and uncertainty",
+      "A definitive failure may declare retry eligible only when the tool’s replay contract is not unsafe; no core dispatcher performs that retry by itself.",
+    ),
+    also: [GROUP_DESIGN],
+    expected:
+      "a run killed at its 1s deadline does not report ok; when the run tool's replay contract is unsafe its error does not allow a retry",
+    needs: ["run"],
+    async run(ctx) {
+      const { tool, client } = await runSession(ctx);
+      const result = await ctx.callTool(client, "run", runArguments(tool, "sleep 60"), { timeoutSeconds: 1, waitMs: 30_000 });
+      ctx.see("the result", JSON.stringify(result));
+      expect(result.status !== "ok" && result.status !== "denied", `a run killed at its deadline reports status ${result.status}`);
+      expect(
+        tool.replay !== "unsafe" || result.error?.retry !== "allowed",
+        `the run tool is replay-unsafe, yet its timed-out result allows a retry (${JSON.stringify(result.error)})`,
+      );
+      return `status ${result.status}, retry ${result.error?.retry ?? "not stated"}`;
+    },
+  },
+  {
+    id: "process/cancel-uncertain",
+    level: "MUST",
+    requirement: rfc0008("Failure and uncertainty", "Cancellation does not prove a mutating operation had no effect."),
+    also: [
+      rfc0008(
+        "Failure and uncertainty",
+        "A typed uncertain execution error can only describe a mutating tool and always declares retry forbidden.",
+      ),
+    ],
+    expected: "tools/cancel of a running command of the (mutating) run tool ends the call with status uncertain and retry forbidden",
+    needs: ["run"],
+    notApplicableWhen: "the run tool's descriptor says it is not mutating",
+    async run(ctx) {
+      const { tool, client, pids } = await runSession(ctx);
+      if (tool.effect !== "mutating") throw new NotApplicable("the daemon's run tool is not mutating");
+      const callId = `conformance-${nonce()}`;
+      const script = `echo $$ > ${shellQuote(pids)}; sleep 60`;
+      const call = ctx.callTool(client, "run", runArguments(tool, script), { callId, timeoutSeconds: 120, waitMs: 60_000 });
+      await members(call, pids, 1);
+      const cancel = expectResult(await client.request("tools/cancel", { callId }), ToolsCancelResultSchema, "tools/cancel");
+      expect(cancel.cancelled, "tools/cancel says no such call was running");
+      const result = await call;
+      ctx.see("the result", JSON.stringify(result));
+      expect(
+        result.status === "uncertain" && result.error?.retry === "forbidden",
+        `the cancelled mutating call reports status ${result.status} with retry ${result.error?.retry ?? "not stated"}`,
+      );
+      return "status uncertain, retry forbidden";
     },
   },
 ];

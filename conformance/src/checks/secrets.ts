@@ -1,6 +1,8 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { type Check, rfc0008 } from "../check.js";
+import { type Check, design, rfc0008 } from "../check.js";
+import type { CheckContext } from "../context.js";
+import { markedCalls } from "../probes.js";
 import { expect, fail } from "../verdict.js";
 
 /** Regular files under `dir`, recursively (sockets and links are not logs). */
@@ -12,14 +14,48 @@ function files(dir: string): string[] {
   });
 }
 
+const LOGS_RULE = rfc0008(
+  "Secrets and sensitive data",
+  "errors, ordinary logs, events, snapshots, replay, plugin manifests, and TUI diagnostics;",
+);
+
+/** The regular files under $VENOM_HOME/logs, each with its text; a run without a home cannot look. */
+function logs(ctx: CheckContext): { file: string; text: string }[] {
+  const home = ctx.target.home;
+  if (!home) fail("no instance home: pass --home so the daemon's logs can be scanned");
+  return files(join(home, "logs")).map((file) => ({ file, text: readFileSync(file, "utf8") }));
+}
+
 export const secretsChecks: readonly Check[] = [
+  {
+    id: "secrets/logs",
+    level: "MUST",
+    requirement: LOGS_RULE,
+    also: [
+      design(
+        "Secrets and logs",
+        "Nothing secret, no prompt text, no tool output enters logs or events in the first place; redaction config is a second line, not the first.",
+      ),
+    ],
+    expected:
+      "after approved calls whose output carries markers the suite chose (an echo, a read of a secret planted in a `.env`, a run), no file under $VENOM_HOME/logs holds any of that output",
+    needs: ["echo", "read", "run"],
+    async run(ctx) {
+      const { client } = await ctx.session({ label: "logs", approve: "approve" });
+      const { inOutput } = await markedCalls(ctx, client);
+      // A round trip after the calls: whatever the daemon logs about them is written by the time it answers.
+      await client.request("daemon/status");
+      const found = logs(ctx).flatMap(({ file, text }) =>
+        inOutput.filter((value) => text.includes(value)).map((value) => `${file}: ${value}`),
+      );
+      expect(found.length === 0, `call output reached the logs: ${found.join("; ")}`);
+      return `${inOutput.length} marked outputs, none in the logs`;
+    },
+  },
   {
     id: "secrets/canary",
     level: "MUST",
-    requirement: rfc0008(
-      "Secrets and sensitive data",
-      "errors, ordinary logs, events, snapshots, replay, plugin manifests, and TUI diagnostics;",
-    ),
+    requirement: LOGS_RULE,
     also: [
       rfc0008(
         "Acceptance",
@@ -45,14 +81,12 @@ export const secretsChecks: readonly Check[] = [
         ctx.should(false, "no canary known: start the daemon with a secret in its environment and pass it as --canary, or use --target");
         return "nothing to look for";
       }
-      const home = ctx.target.home;
-      if (!home) fail("no instance home: pass --home so the daemon's logs can be scanned");
-      const logs = files(join(home, "logs"));
+      const scanned = logs(ctx);
       const seen = [...new Set(ctx.run.secrets.exposures)];
       if (ctx.target.diagnostics?.().includes(canary)) seen.push("the daemon's stdout/stderr");
-      for (const file of logs) if (readFileSync(file, "utf8").includes(canary)) seen.push(file);
+      for (const { file, text } of scanned) if (text.includes(canary)) seen.push(file);
       expect(seen.length === 0, `the canary came back in: ${seen.join(", ")}`);
-      return `the canary is in no reply of the run and in none of ${logs.length} log files`;
+      return `the canary is in no reply of the run and in none of ${scanned.length} log files`;
     },
   },
 ];

@@ -22,8 +22,9 @@ export const writeChecks: readonly Check[] = [
       ),
     ],
     expected:
-      "a write whose expectedSha256 is not the hash of the file it would replace is refused and leaves the file as it was; with the right hash the same write replaces it",
+      "a write whose expectedSha256 is not the hash of the file it would replace is refused, names both hashes (the one given and the file's) and leaves the file as it was; with the right hash the same write replaces it",
     needs: ["write"],
+    notApplicableWhen: "the write tool's input schema has no expectedSha256",
     async run(ctx) {
       const tool = ctx.tool("write");
       if (!tool || !accepts(tool, "expectedSha256")) throw new NotApplicable("the daemon's write tool takes no expectedSha256");
@@ -31,9 +32,16 @@ export const writeChecks: readonly Check[] = [
       writeFileSync(file, "original");
       const { client } = await ctx.session();
       const write = (expectedSha256: string) => ctx.callTool(client, "write", { path: ctx.rel(file), content: "replaced", expectedSha256 });
-      const stale = await write(sha256("what the writer saw earlier"));
+      const given = sha256("what the writer saw earlier");
+      const stale = await write(given);
       expect(stale.status !== "ok", "a write with a stale expectedSha256 reports status ok");
       expect(readFileSync(file, "utf8") === "original", "a write with a stale expectedSha256 replaced the file");
+      const said = `${stale.error?.message ?? ""} ${stale.content}`.toLowerCase();
+      ctx.see("the refusal", said.trim());
+      expect(
+        said.includes(given) && said.includes(sha256("original")),
+        `the refusal does not name both hashes (given ${given}, the file's ${sha256("original")}): ${said.trim()}`,
+      );
       const fresh = await write(sha256("original"));
       expect(
         fresh.status === "ok" && readFileSync(file, "utf8") === "replaced",

@@ -1,21 +1,23 @@
 import { createHash } from "node:crypto";
 
-/** JSON with object keys sorted at every level: one text per value, whatever the key order. */
+/**
+ * RFC 8785 (JCS) canonical JSON for the values venom/1 carries: object members
+ * sorted by their names as UTF-16 code units at every level, no whitespace,
+ * JSON.stringify's strings and numbers (which are JCS's). Built by hand: a
+ * JavaScript object would put integer-like names ("1") first whatever order
+ * they were added in. Members whose value is undefined are left out.
+ */
 export function canonicalJson(value: unknown): string {
-  return JSON.stringify(sortKeys(value));
-}
-
-function sortKeys(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(sortKeys);
+  if (Array.isArray(value)) return `[${value.map((item) => (item === undefined ? "null" : canonicalJson(item))).join(",")}]`;
   if (value !== null && typeof value === "object") {
-    const sorted: Record<string, unknown> = {};
-    for (const key of Object.keys(value).sort()) {
-      const child = (value as Record<string, unknown>)[key];
-      if (child !== undefined) sorted[key] = sortKeys(child);
-    }
-    return sorted;
+    const record = value as Record<string, unknown>;
+    const members = Object.keys(record)
+      .sort()
+      .filter((key) => record[key] !== undefined)
+      .map((key) => `${JSON.stringify(key)}:${canonicalJson(record[key])}`);
+    return `{${members.join(",")}}`;
   }
-  return value;
+  return JSON.stringify(value);
 }
 
 export function sha256Hex(text: string | Uint8Array): string {

@@ -7,6 +7,7 @@ export * from "./errors.js";
 export * from "./grants.js";
 export * from "./identity.js";
 export * from "./reference.js";
+export * from "./reference-tools.js";
 export * from "./snapshot.js";
 export * from "./terminal-text.js";
 export * from "./tools.js";

@@ -1,12 +1,11 @@
-import { bounded, defineTool } from "@venom/proto";
-import { z } from "zod";
+import { bounded, defineTool, EchoInputSchema } from "@venom/proto";
 import type { EchoContext } from "../context.js";
 
 /** The smallest tool: returns its text. No capabilities, read-only, replay-safe. */
 export const echoTool = defineTool<{ text: string }, EchoContext>({
   name: "echo",
   description: "Return the given text unchanged.",
-  input: z.strictObject({ text: z.string().max(64 * 1024) }),
+  input: EchoInputSchema,
   capabilities: [],
   effect: "read-only",
   replay: "safe",

@@ -1,6 +1,6 @@
-import { defineTool, sha256Hex, ToolFailure } from "@venom/proto";
+import { defineTool, type ReadDataSchema, ReadInputSchema, sha256Hex, ToolFailure } from "@venom/proto";
 import { checkRelativePath, isSecretLikePath } from "@venom/runtime";
-import { z } from "zod";
+import type { z } from "zod";
 import type { EchoContext } from "../context.js";
 
 /**
@@ -10,7 +10,7 @@ import type { EchoContext } from "../context.js";
 export const readTool = defineTool<{ path: string }, EchoContext>({
   name: "read",
   description: "Read a UTF-8 file inside the session workspace (relative path; bounded by tools.max_read_bytes).",
-  input: z.strictObject({ path: z.string().min(1).max(4096) }),
+  input: ReadInputSchema,
   capabilities: ["fs.read", "secret"],
   effect: "read-only",
   replay: "safe",
@@ -31,7 +31,12 @@ export const readTool = defineTool<{ path: string }, EchoContext>({
     const note = file.truncated ? `\n[read cut: ${file.size} bytes, first ${file.content.length} returned]` : "";
     return {
       content: file.content.toString("utf8") + note,
-      data: { path, bytes: file.size, truncated: file.truncated, ...(file.truncated ? {} : { sha256: sha256Hex(file.content) }) },
+      data: {
+        path,
+        bytes: file.size,
+        truncated: file.truncated,
+        ...(file.truncated ? {} : { sha256: sha256Hex(file.content) }),
+      } satisfies z.input<typeof ReadDataSchema>,
     };
   },
 });

@@ -1,26 +1,11 @@
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
-import { defineTool, fitEncoded, ToolFailure } from "@venom/proto";
+import { defineTool, ErrorCode, fitEncoded, ProtocolError, type RunDataSchema, RunInputSchema } from "@venom/proto";
 import { outputBound, removeRecord, resolveCwd, runProcess, sandboxFor, toolEnv, writeRecord } from "@venom/runtime";
-import { z } from "zod";
+import type { z } from "zod";
 import type { EchoContext } from "../context.js";
 
-const RunInput = z
-  .strictObject({
-    argv: z
-      .array(z.string().max(64 * 1024))
-      .min(1)
-      .max(1024)
-      .optional(),
-    command: z
-      .string()
-      .min(1)
-      .max(64 * 1024)
-      .optional(),
-    cwd: z.string().min(1).max(4096).optional(),
-  })
-  .refine((i) => (i.argv === undefined) !== (i.command === undefined), { message: "give exactly one of argv and command" });
-type RunInput = z.infer<typeof RunInput>;
+type RunInput = z.infer<typeof RunInputSchema>;
 
 /**
  * Run a program for the session: argv without a shell, or a command through
@@ -34,21 +19,26 @@ export const runTool = defineTool<RunInput, EchoContext>({
   name: "run",
   description:
     "Run a program in the session workspace (argv without a shell, or command via /bin/bash -lc) in its own process group, with a timeout and bounded output. It runs with your user's full permissions (not sandboxed) unless the configuration sets sandbox.mode = \"landlock\", which confines it with Landlock: hello's notices say which.",
-  input: RunInput,
+  input: RunInputSchema,
   capabilities: ["fs.read", "fs.write", "process", "network", "env.read"],
   effect: "mutating",
   replay: "unsafe",
   summarize: (input) =>
     `${input.command !== undefined ? `bash -lc ${JSON.stringify(input.command)}` : JSON.stringify(input.argv)}${input.cwd ? ` in ${input.cwd}` : ""}`,
-  run: async (input, call) => {
-    const { session, home, owner } = call.context;
+  // Too deep is refused before approval is asked and before anything starts (-32004, as panes and agents are).
+  precheck: (_input, { session }) => {
     const depth = session.principal.depth + 1;
     const maxDepth = session.config.agent.max_delegation_depth;
     if (depth > maxDepth) {
-      throw new ToolFailure(
+      throw new ProtocolError(
+        ErrorCode.DepthLimit,
         `refused: the process would run at delegation depth ${depth}, over the limit of ${maxDepth} (agent.max_delegation_depth)`,
       );
     }
+  },
+  run: async (input, call) => {
+    const { session, home, owner } = call.context;
+    const depth = session.principal.depth + 1;
     const id = `echo-${owner.instance.slice(0, 8)}-${randomBytes(4).toString("hex")}`;
     const parent = `${owner.instance}/${id}`;
     const env = toolEnv(process.env, parent, session.principal.depth);
@@ -92,7 +82,7 @@ export const runTool = defineTool<RunInput, EchoContext>({
         timedOut: result.timedOut,
         truncated: result.truncated,
         outputBytes: result.outputBytes,
-      };
+      } satisfies z.input<typeof RunDataSchema>;
       if (result.cancelled) {
         return {
           status: "uncertain",

@@ -1,18 +1,8 @@
-import { defineTool } from "@venom/proto";
-import { z } from "zod";
+import { defineTool, type WriteDataSchema, WriteInputSchema } from "@venom/proto";
+import type { z } from "zod";
 import type { EchoContext } from "../context.js";
 
-const WriteInput = z.strictObject({
-  path: z.string().min(1).max(4096),
-  content: z.string(),
-  encoding: z.enum(["utf8", "base64"]).default("utf8"),
-  /** sha256 of the file being replaced, as last seen; a mismatch writes nothing. */
-  expectedSha256: z
-    .string()
-    .regex(/^[0-9a-fA-F]{64}$/)
-    .optional(),
-});
-type WriteInput = z.infer<typeof WriteInput>;
+type WriteInput = z.infer<typeof WriteInputSchema>;
 
 /**
  * Write a file inside the session workspace, atomically (temp file, fsync,
@@ -22,7 +12,7 @@ export const writeTool = defineTool<WriteInput, EchoContext>({
   name: "write",
   description:
     "Create or replace a file inside the session workspace, atomically (relative path; parents are created; bounded by tools.max_write_bytes). Give expectedSha256 to replace only the content you last read.",
-  input: WriteInput,
+  input: WriteInputSchema,
   capabilities: ["fs.write"],
   effect: "mutating",
   replay: "unsafe",
@@ -37,7 +27,7 @@ export const writeTool = defineTool<WriteInput, EchoContext>({
     });
     return {
       content: `${result.created ? "created" : "replaced"} ${input.path} (${result.bytes} bytes)${result.durable ? "" : "; committed but not confirmed durable (fsync failed)"}`,
-      data: { ...result, path: input.path },
+      data: { ...result, path: input.path } satisfies z.input<typeof WriteDataSchema>,
     };
   },
 });

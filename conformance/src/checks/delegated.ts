@@ -1,0 +1,210 @@
+/**
+ * What the spec asks of every process a tool starts: it is a delegate (markers
+ * in its environment, a record while it runs), it carries no credentials, and
+ * it is never started past the delegation depth limit.
+ */
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { ErrorCode, MARKER_DEPTH, MARKER_PARENT, PROTOCOL } from "@venom/proto";
+import { type Check, design, rfc0008, securityModel } from "../check.js";
+import type { CheckContext, HelloResult } from "../context.js";
+import { eventually, runArguments, shellQuote, whileRunning } from "../probes.js";
+import { expect, expectError, fail } from "../verdict.js";
+import type { WireClient } from "../wire-client.js";
+
+const TAG_RULE = securityModel(
+  "Delegated runs",
+  "SCV tags each delegated process through its environment (`SCV_PARENT`, `SCV_DELEGATION_DEPTH`), records it under `$SCV_HOME/state/delegations` while it runs, stops its process group and tagged descendants when it ends, and has the daemon stop orphans whose owning SCV process died.",
+);
+const CHILD_ENV = design(
+  "Containment (each app supplies its rules; the runtime supplies the mechanisms)",
+  "Env for delegated children: remove Venom selectors, every `*_API_KEY`, and each adapter's declared credential/endpoint/state variables; set a private HOME, XDG dirs and the agent's own state variable inside `$VENOM_HOME/agents/<name>`; add the markers.",
+);
+const DEPTH_RULE = securityModel(
+  "Delegated runs",
+  "Delegation depth is bounded by `agent.max_delegation_depth`, and at any depth above zero the `scv` CLI refuses to run, start, stop, restart, or update a daemon or manage channels, so an SCV started by a delegated agent cannot manage its parent.",
+);
+/** The deepest delegation a hello may claim (proto's HelloParams): past any depth limit a daemon could configure. */
+const DEEPEST_CLAIM = 1000;
+
+/** A process the run tool started and that waits, as the suite saw it from outside: its pid and its environment. */
+interface Observed {
+  client: WireClient;
+  hello: HelloResult;
+  pid: number;
+  env: Map<string, string>;
+}
+
+/**
+ * Start a run whose shell writes its pid and its own environment
+ * (/proc/$$/environ: exactly what the daemon gave it) and waits until the
+ * suite releases it; `look` judges it while it runs. The call always ends,
+ * and its result is returned.
+ */
+async function whileItRuns(ctx: CheckContext, label: string, look: (run: Observed) => void) {
+  const tool = ctx.tool("run");
+  if (!tool) fail("no run tool");
+  const { client, hello } = await ctx.session({ label, approve: "approve" });
+  const dir = ctx.dir(label);
+  const [pidFile, envFile, release] = ["pid", "environ", "release"].map((name) => join(dir, name)) as [string, string, string];
+  const script = [
+    `cat /proc/$$/environ > ${shellQuote(envFile)}`,
+    `echo $$ > ${shellQuote(`${pidFile}.tmp`)} && mv ${shellQuote(`${pidFile}.tmp`)} ${shellQuote(pidFile)}`,
+    `i=0; while [ ! -e ${shellQuote(release)} ] && [ $i -lt 900 ]; do sleep 0.1; i=$((i+1)); done`,
+  ].join("\n");
+  const call = ctx.callTool(client, "run", runArguments(tool, script), { timeoutSeconds: 120, waitMs: 150_000 });
+  try {
+    const pid = await whileRunning(
+      call,
+      eventually(() => (existsSync(pidFile) ? Number(readFileSync(pidFile, "utf8")) : undefined), "the run's process writing its pid"),
+      "its process wrote its pid",
+    );
+    const env = new Map(
+      readFileSync(envFile, "utf8")
+        .split("\0")
+        .filter(Boolean)
+        .map((entry) => [entry.slice(0, entry.indexOf("=")), entry.slice(entry.indexOf("=") + 1)] as const),
+    );
+    ctx.see("the run's process", `pid ${pid}, ${env.size} environment variables`);
+    look({ client, hello, pid, env });
+  } finally {
+    writeFileSync(release, "");
+  }
+  return call;
+}
+
+/** The delegation records under $VENOM_HOME/state/delegations: each file's name and what it holds (undefined when not JSON). */
+function records(ctx: CheckContext): { file: string; record: Record<string, unknown> | undefined }[] {
+  const home = ctx.target.home;
+  if (!home) fail("no instance home: pass --home so the delegation records can be read");
+  const dir = join(home, "state", "delegations");
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir).map((file) => {
+    try {
+      return { file, record: JSON.parse(readFileSync(join(dir, file), "utf8")) as Record<string, unknown> };
+    } catch {
+      return { file, record: undefined };
+    }
+  });
+}
+
+export const delegatedChecks: readonly Check[] = [
+  {
+    id: "process/run-markers",
+    level: "MUST",
+    requirement: TAG_RULE,
+    also: [CHILD_ENV],
+    expected: `a process the run tool starts carries ${MARKER_PARENT} (not empty) and ${MARKER_DEPTH} one deeper than the session that started it (1 for the owner)`,
+    needs: ["run"],
+    async run(ctx) {
+      let seen = "";
+      await whileItRuns(ctx, "markers", ({ hello, env }) => {
+        const parent = env.get(MARKER_PARENT);
+        const depth = env.get(MARKER_DEPTH);
+        seen = `${MARKER_PARENT}=${JSON.stringify(parent)}, ${MARKER_DEPTH}=${JSON.stringify(depth)}`;
+        ctx.see("its markers", seen);
+        expect(parent, `the run's process has no ${MARKER_PARENT}: it is not known as a delegate`);
+        expect(
+          depth === String(hello.principal.depth + 1),
+          `the run's process has ${MARKER_DEPTH}=${JSON.stringify(depth)}, not ${hello.principal.depth + 1} (the session's depth ${hello.principal.depth} plus one)`,
+        );
+      });
+      return seen;
+    },
+  },
+  {
+    id: "process/run-record",
+    level: "MUST",
+    requirement: TAG_RULE,
+    also: [
+      design(
+        "Delegation across daemons",
+        "The pane carries `VENOM_PARENT=<instance>/<delegation id>` and `VENOM_DELEGATION_DEPTH=n+1`; the record in `state/delegations/` names pid, pidfd-verified start time, pgid, depth, grant, and **the owning daemon and session**.",
+      ),
+    ],
+    expected:
+      "while a run's process runs, a JSON file in $VENOM_HOME/state/delegations names its pid (and, when the process carries VENOM_PARENT, the same parent); once the call has ended the record is gone",
+    needs: ["run"],
+    async run(ctx) {
+      let found = "";
+      let pid = 0;
+      await whileItRuns(ctx, "record", (run) => {
+        pid = run.pid;
+        const all = records(ctx);
+        ctx.see(
+          "state/delegations",
+          all.map(({ file, record }) => `${file}: ${JSON.stringify(record) ?? "not JSON"}`).join("; ") || "empty",
+        );
+        const mine = all.find(({ record }) => record?.pid === run.pid);
+        expect(mine, `no delegation record names the run's process (pid ${run.pid}) while it runs`);
+        const parent = run.env.get(MARKER_PARENT);
+        expect(
+          parent === undefined || mine.record?.parent === parent,
+          `the record ${mine.file} names parent ${JSON.stringify(mine.record?.parent)}, the process carries ${MARKER_PARENT}=${parent}`,
+        );
+        found = mine.file;
+      });
+      await eventually(() => (records(ctx).some(({ record }) => record?.pid === pid) ? undefined : true), "the record's removal", 5_000);
+      return `record ${found} while it ran, gone after the call ended`;
+    },
+  },
+  {
+    id: "process/run-no-api-keys",
+    level: "MUST",
+    requirement: rfc0008("Secrets and sensitive data", "command argv or environment unless an explicit tool contract and policy allow it."),
+    also: [CHILD_ENV],
+    expected:
+      "a process the run tool starts has no variable whose name ends in _API_KEY (in any case), and the canary planted in the daemon's environment is in none of its variables",
+    needs: ["run"],
+    async run(ctx) {
+      let count = 0;
+      await whileItRuns(ctx, "api-keys", ({ env }) => {
+        count = env.size;
+        const keys = [...env.keys()].filter((key) => /_API_KEY$/i.test(key));
+        const canary = ctx.target.canary;
+        const carrying = canary ? [...env].filter(([, value]) => value.includes(canary)).map(([key]) => key) : [];
+        expect(keys.length === 0, `the run's process inherited ${keys.join(", ")}`);
+        expect(carrying.length === 0, `the run's process carries the daemon's canary secret in ${carrying.join(", ")}`);
+      });
+      return `${count} variables, none ending in _API_KEY${ctx.target.canary ? ", none holding the canary" : ""}`;
+    },
+  },
+  {
+    id: "process/depth-limit",
+    level: "MUST",
+    requirement: DEPTH_RULE,
+    also: [
+      design(
+        "Delegation across daemons",
+        "Depth is bounded by `agent.max_delegation_depth`; a call that would exceed it is refused before anything starts.",
+      ),
+    ],
+    expected: `a session that claims delegation depth ${DEEPEST_CLAIM} asks run for a command: it is refused with error ${ErrorCode.DepthLimit} (at hello, or at the call before approval is asked) and nothing starts`,
+    needs: ["run"],
+    async run(ctx) {
+      const tool = ctx.tool("run");
+      if (!tool) fail("no run tool");
+      const client = await ctx.connect("deep", "approve");
+      const delegation = { depth: DEEPEST_CLAIM, parent: "venom-conformance/depth-probe" };
+      const params = { protocol: PROTOCOL, client: { name: "venom-conformance", version: "0" }, approvals: true, delegation };
+      const hello = await client.request("hello", params);
+      if (hello.error) {
+        expectError(hello, ErrorCode.DepthLimit, `hello claiming depth ${DEEPEST_CLAIM}`);
+        return `hello at depth ${DEEPEST_CLAIM} refused with ${ErrorCode.DepthLimit}`;
+      }
+      const file = join(ctx.dir("depth"), "ran");
+      const reply = await client.request("tools/call", {
+        name: "run",
+        arguments: runArguments(tool, `touch ${shellQuote(file)}`),
+        timeoutSeconds: 30,
+      });
+      const started = existsSync(file);
+      ctx.see("the command's file", started ? "created: the command ran" : "absent");
+      expect(!started, `a run at depth ${DEEPEST_CLAIM + 1} started its command`);
+      expectError(reply, ErrorCode.DepthLimit, `run at depth ${DEEPEST_CLAIM + 1}`);
+      const asked = client.requests.filter((request) => request.method === "approval/request").length;
+      expect(asked === 0, `the daemon asked for approval (${asked} times) of a run it had to refuse for its depth`);
+      return `run at depth ${DEEPEST_CLAIM + 1} refused with ${ErrorCode.DepthLimit} before approval; nothing started`;
+    },
+  },
+];
