@@ -83,6 +83,8 @@ interface Tracked {
   forgetLauncher: () => void;
   /** The delegation ids from the owner down to this pane's own (its VENOM_PARENT): whose subtree it is in. */
   lineage: readonly string[];
+  /** A shell of the person's own: made by the owner with the user's environment, as a tmux window is. */
+  personal: boolean;
 }
 
 /** Who is asking: a session's principal and the delegation it acts for. */
@@ -155,16 +157,7 @@ export class PaneTable {
     if (this.#panes.size >= config.mux.max_panes) {
       throw new ProtocolError(ErrorCode.Busy, `busy: at most ${config.mux.max_panes} panes (mux.max_panes)`);
     }
-    // An orchestrator launching for a delegate asks for a deeper pane; nobody can ask for a shallower one.
-    const parentDepth = Math.max(session.principal.depth, params.parentDepth ?? 0);
-    const depth = parentDepth + 1;
-    const maxDepth = session.config.agent.max_delegation_depth;
-    if (depth > maxDepth) {
-      throw new ProtocolError(
-        ErrorCode.DepthLimit,
-        `refused: a pane here would run at delegation depth ${depth}, over the limit of ${maxDepth} (agent.max_delegation_depth)`,
-      );
-    }
+    const { parentDepth, depth, maxDepth } = this.depthOf(params, session);
     this.#assertScreenBudget(params.cols, params.rows);
     if (params.name) this.assertNameFree(params.name);
     for (const key of Object.keys(params.env ?? {})) {
@@ -211,7 +204,8 @@ export class PaneTable {
     const startTime = processStat(pane.pid)?.startTime ?? 0;
     const anchor = { pid: pane.pid, startTime };
     const forgetLauncher = this.host.launchers.add(recordId, { name: pane.name, grant: session.grant, gate });
-    this.#panes.set(id, { pane, recordId, anchor, forgetLauncher, lineage: this.#lineage(session, parent) });
+    const personal = session.principal.kind === "owner" && params.envPolicy === "inherit";
+    this.#panes.set(id, { pane, recordId, anchor, forgetLauncher, lineage: this.#lineage(session, parent), personal });
     writeRecord(this.host.home, {
       id: recordId,
       owner: this.host.owner,
@@ -351,6 +345,33 @@ export class PaneTable {
         `busy: a ${cols}x${rows} screen with ${this.host.config.mux.scrollback_lines} lines of scrollback needs about ${mib(wanted)} MiB; panes already use about ${mib(others)} of ${this.host.config.mux.max_screen_memory_mb} MiB (mux.max_screen_memory_mb)`,
       );
     }
+  }
+
+  /**
+   * The depth a new pane would run at; past agent.max_delegation_depth it is
+   * refused (-32004) before anyone is asked and before anything starts.
+   */
+  depthOf(params: z.infer<typeof PaneNewParamsSchema>, session: SessionState) {
+    // An orchestrator launching for a delegate asks for a deeper pane; nobody can ask for a shallower one.
+    const parentDepth = Math.max(session.principal.depth, params.parentDepth ?? 0);
+    const depth = parentDepth + 1;
+    const maxDepth = session.config.agent.max_delegation_depth;
+    if (depth > maxDepth) {
+      throw new ProtocolError(
+        ErrorCode.DepthLimit,
+        `refused: a pane here would run at delegation depth ${depth}, over the limit of ${maxDepth} (agent.max_delegation_depth)`,
+      );
+    }
+    return { parentDepth, depth, maxDepth };
+  }
+
+  /**
+   * Whether a delegate's nearest recorded ancestor is one of the person's own
+   * shells (tmux habits: a new window typed there needs nobody's approval).
+   * Anything an agent's pane, a tool's process or a delegate's pane starts asks.
+   */
+  inPersonalShell(session: SessionState): boolean {
+    return [...this.#panes.values()].some((t) => t.recordId === session.record && t.personal);
   }
 
   /** Names are targets, so two panes may not share one. */

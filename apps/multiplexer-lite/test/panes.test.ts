@@ -168,7 +168,7 @@ describe("venom-mux panes", () => {
     await screenMatches(mux, "agent", /plain=3/);
     expect(cli(mux, ["capture", "-t", "agent", "-J"]).stdout).toMatch(/refused: .*Run it from a terminal outside the multiplexer/);
     cli(mux, ["send", "-t", "agent", `clear; env -i VENOM_HOME=${mux.home} ${bin} stop; echo "cleared=$?"`, "Enter"]);
-    await screenMatches(mux, "agent", /cleared=1/);
+    await screenMatches(mux, "agent", /cleared=3/);
     expect(cli(mux, ["capture", "-t", "agent", "-J"]).stdout).toMatch(
       /evidence: ancestry\)\. Run it from a terminal outside venom-mux's delegated processes \(outside the multiplexer's panes\)/,
     );
@@ -185,7 +185,7 @@ describe("venom-mux panes", () => {
     cli(mux, ["send", "-t", "inner", "echo depth=$VENOM_DELEGATION_DEPTH", "Enter"]);
     await screenMatches(mux, "inner", /^depth=2$/m);
     cli(mux, ["send", "-t", "inner", `${bin} new -d -n third; echo "third=$?"`, "Enter"]);
-    await screenMatches(mux, "inner", /third=1/);
+    await screenMatches(mux, "inner", /third=3/);
     expect(cli(mux, ["capture", "-t", "inner", "-J"]).stdout).toMatch(/depth 3, over the limit of 2 \(agent\.max_delegation_depth\)/);
     await mux.stop();
   });

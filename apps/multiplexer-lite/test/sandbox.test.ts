@@ -49,12 +49,17 @@ describe('panes under [sandbox] mode = "landlock" (docs/security-model.md, Confi
     }
   });
 
-  it("a project cannot widen the writable paths of its panes: the session is refused, naming the file and key", async () => {
+  it("a project cannot widen the writable paths of its panes: new panes are refused, naming the file and key", async () => {
     const mux = await startMux({ config: '[sandbox]\nmode = "landlock"\n' });
     mkdirSync(join(mux.workspace, ".venom"));
     const project = join(mux.workspace, ".venom", "config.toml");
     writeFileSync(project, '[sandbox]\nwritable = ["/"]\n');
-    await expect(connect(mux)).rejects.toThrow(`${project}: key sandbox.writable: "/" is not in your configuration's sandbox.writable`);
+    // The session keeps its handshake (status, ls, kill keep working) but starts no pane, naming the file and key.
+    const client = await connect(mux);
+    await expect(client.request("pane/new", { argv: ["true"] })).rejects.toThrow(
+      `${project}: key sandbox.writable: "/" is not in your configuration's sandbox.writable`,
+    );
+    client.close();
     await mux.stop();
   });
 

@@ -60,7 +60,10 @@ describe('run under [sandbox] mode = "landlock" (docs/security-model.md, Confine
     mkdirSync(join(off.workspace, ".venom"));
     const project = join(off.workspace, ".venom", "config.toml");
     writeFileSync(project, '[sandbox]\nmode = "off"\n');
-    await expect(connect(off, approve)).rejects.toThrow(`${project}: key sandbox.mode: cannot be "off"`);
+    // The session keeps its handshake, but runs nothing, naming the file and key.
+    const refused = await connect(off, approve);
+    await expect(refused.callTool("run", { argv: ["true"] })).rejects.toThrow(`${project}: key sandbox.mode: cannot be "off"`);
+    refused.close();
     await off.stop();
   });
 

@@ -52,7 +52,7 @@ export interface PreparedCall<Context> {
 /** Runs around a call and may deny it before execution by returning a result instead of calling next. */
 export type Decorator<Context> = (call: PreparedCall<Context>, next: () => Promise<ToolResult>) => Promise<ToolResult>;
 
-const MAX_SUMMARY_CHARS = 1000;
+const MAX_SUMMARY_CHARS = 512;
 const MAX_DATA_CHARS = 64 * 1024;
 
 export function denied(message: string): ToolResult {

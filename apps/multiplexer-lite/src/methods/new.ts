@@ -5,15 +5,18 @@ import type { PaneTable } from "../panes.js";
 import { type PaneParams, paneMethod } from "./define.js";
 
 /**
- * A new pane. The owner creates one as in tmux; a delegate's new pane starts a
- * process one level deeper, so it needs approval, which goes up the relay to
- * whoever launched the delegate (never the delegate's own connection).
+ * A new pane. The owner creates one as in tmux, and so does the person typing
+ * in one of their own shells; any other delegate's new pane (an agent's, a
+ * tool's process) starts a process one level deeper, so it needs approval,
+ * which goes up the relay to whoever launched the delegate (never the
+ * delegate's own connection).
  */
 export const newMethod = (panes: PaneTable) =>
   paneMethod("pane/new", async (params, session) => {
     // Limits a project config lowers (depth, cwd's workspace) apply to new panes: a broken one refuses them.
     requireProjectConfig(session.state);
-    if (session.state.principal.kind === "delegate") await approveNewPane(params, session);
+    panes.depthOf(params, session.state);
+    if (session.state.principal.kind === "delegate" && !panes.inPersonalShell(session.state)) await approveNewPane(params, session);
     const pane = panes.create(params, session.state, session.gate);
     if (params.lifetime === "connection") {
       session.context.bound.add(pane);
