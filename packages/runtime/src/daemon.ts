@@ -115,6 +115,9 @@ export class Daemon<Context> implements ConnectionHost<Context> {
   }
 
   async listen(): Promise<void> {
+    // First, before any await: the native bindings load here (loaded after the stale-socket probe below,
+    // koffi failed to find its own native module on this machine).
+    setChildSubreaper();
     const path = this.socketPath;
     const existing = lstatIfAny(path);
     if (existing) {
@@ -123,7 +126,6 @@ export class Daemon<Context> implements ConnectionHost<Context> {
       if (await answers(path)) throw new Error(`a ${this.definition.server.name} daemon is already running on ${path}`);
       unlinkSync(path);
     }
-    setChildSubreaper();
     reapStraysOnSigchld();
     // Processes a crashed predecessor left running are stopped before anything new starts.
     for (const orphan of await reapOrphans(this.options.home)) {
