@@ -6,4 +6,6 @@ export interface MuxContext {
   attachments: Map<string, Pane>;
   /** Panes created with lifetime "connection": they end when this session's connection closes. */
   bound: Set<Pane>;
+  /** Pipe panes it created: their stdin and stdout are this session's alone. */
+  pipes: Set<Pane>;
 }

@@ -6,6 +6,7 @@ import type { CaptureOptions } from "./capture.js";
 import { foreground } from "./foreground.js";
 import type { KeyModes } from "./keys.js";
 import { OutputFilter } from "./output-filter.js";
+import { PipeProcess } from "./pipe-process.js";
 import { ScreenModel } from "./screen-model.js";
 
 /** Someone watching a pane: gets its output live, or a redraw after falling behind. */
@@ -36,6 +37,19 @@ export interface PaneSpec {
   allowClipboard: boolean;
   /** What to spawn instead of argv when the pane is confined (the sandbox launcher); argv stays what the pane reports. */
   launch?: SandboxedCommand;
+  /** "pipe": stdio pipes instead of a pty (an ACP agent); the screen shows its stderr. */
+  mode: "pty" | "pipe";
+}
+
+/** What a Pane uses of its program: node-pty's IPty, or a PipeProcess offering the same. */
+interface PaneProcess {
+  readonly pid: number;
+  onData(listener: (data: string) => void): unknown;
+  onExit(listener: (event: { exitCode: number; signal?: number }) => void): unknown;
+  write(data: string): void;
+  resize(cols: number, rows: number): void;
+  pause(): void;
+  resume(): void;
 }
 
 /**
@@ -99,7 +113,9 @@ interface Watcher {
  * the pty and passes output on; the pty is paused only while the model lags.
  */
 export class Pane {
-  readonly process: pty.IPty;
+  readonly process: PaneProcess;
+  /** The program's stdio, when the pane is a pipe pane. */
+  readonly pipe: PipeProcess | null;
   readonly #model: ScreenModel;
   /** What of the output may reach a viewer's real terminal; stateful, so it sees all output, watched or not. */
   readonly #filter: OutputFilter;
@@ -133,18 +149,24 @@ export class Pane {
       { cols: spec.cols, rows: spec.rows, scrollback: spec.scrollback },
       (lagging) => (lagging ? this.process.pause() : this.process.resume()),
       // The model answers the program's terminal queries, as tmux does; they never reach a viewer's terminal.
-      (answer) => this.write(answer),
+      // A pipe pane's stderr is no terminal: an answer there would land in the middle of its stdin protocol.
+      (answer) => {
+        if (!this.pipe) this.write(answer);
+      },
     );
     // What runs: the program, or the sandbox launcher that confines it and execs it.
     const { file, args, env } = spec.launch ?? { file: spec.argv[0] as string, args: spec.argv.slice(1), env: spec.env };
-    // It starts under a one-line shell that sets tmux's termios and execs it (same pid, nothing left behind).
-    this.process = pty.spawn("/bin/sh", ["-c", SET_TERMIOS, "sh", file, ...args], {
-      name: "xterm-256color",
-      cols: spec.cols,
-      rows: spec.rows,
-      cwd: spec.cwd,
-      env,
-    });
+    this.pipe = spec.mode === "pipe" ? new PipeProcess(file, args, { cwd: spec.cwd, env }) : null;
+    // A pty's program starts under a one-line shell that sets tmux's termios and execs it (same pid, nothing left behind).
+    this.process =
+      this.pipe ??
+      pty.spawn("/bin/sh", ["-c", SET_TERMIOS, "sh", file, ...args], {
+        name: "xterm-256color",
+        cols: spec.cols,
+        rows: spec.rows,
+        cwd: spec.cwd,
+        env,
+      });
     this.process.onData((data) => this.#onData(data));
     this.process.onExit(({ exitCode, signal }) => {
       // node-pty reports a signal number; 0 means none.
@@ -186,6 +208,7 @@ export class Pane {
       signal: this.signal,
       depth: this.spec.depth,
       envPolicy: this.spec.envPolicy,
+      mode: this.spec.mode,
       clients: this.#viewers.size,
       createdAt: this.createdAt,
     };
@@ -286,7 +309,8 @@ export class Pane {
   /** Type into the pane; refused with busy once INPUT_QUEUE_LIMIT bytes wait for a program that does not read. */
   write(data: string): void {
     if (!this.running) return;
-    const queued = queuedInput(this.process);
+    if (this.pipe) return this.pipe.write();
+    const queued = queuedInput(this.process as pty.IPty);
     if (queued + Buffer.byteLength(data) > INPUT_QUEUE_LIMIT) {
       throw new ProtocolError(
         ErrorCode.Busy,

@@ -97,6 +97,10 @@ export class PaneTable {
 
   constructor(private readonly host: PaneTableHost) {}
 
+  get logger(): Logger {
+    return this.host.logger;
+  }
+
   /** Is any pane's program still running? */
   get running(): boolean {
     return this.list().some((pane) => pane.info().status === "running");
@@ -193,14 +197,15 @@ export class PaneTable {
         envPolicy: params.envPolicy,
         scrollback: config.mux.scrollback_lines,
         allowClipboard: config.mux.allow_clipboard,
+        mode: params.mode,
         ...this.#confined(session, cwd, argv, env, params.agent),
       },
       (ended) => void this.#ended(ended),
     );
-    // node-pty collects its own child; the daemon's reaper must leave it alone until then.
+    // node-pty (or child_process, for a pipe pane) collects its own child; the daemon's reaper must leave it alone until then.
     const released = spawnedChild(pane.pid);
     void pane.exited().then(released);
-    // node-pty starts the program as a session leader: its pid is its process group.
+    // Both start the program as a session leader: its pid is its process group.
     const startTime = processStat(pane.pid)?.startTime ?? 0;
     const anchor = { pid: pane.pid, startTime };
     const forgetLauncher = this.host.launchers.add(recordId, { name: pane.name, grant: session.grant, gate });

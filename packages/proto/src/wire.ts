@@ -269,6 +269,8 @@ export const PaneInfoSchema = z.strictObject({
   /** Delegation depth of the processes in the pane. */
   depth: z.number().int(),
   envPolicy: z.enum(["inherit", "delegated"]),
+  /** "pipe": stdio pipes instead of a pty; the screen shows the program's stderr. */
+  mode: z.enum(["pty", "pipe"]).optional(),
   clients: z.number().int(),
   createdAt: z.string(),
   /** pane/list only, what the screen model and the kernel say now: the title the program set (escaped by whoever shows it). */
@@ -314,6 +316,12 @@ export const PaneNewParamsSchema = z.strictObject({
   parentDepth: z.number().int().min(0).max(1000).optional(),
   /** "connection": the pane and its processes end when the creating connection closes (its owner died or let go). */
   lifetime: z.enum(["detached", "connection"]).default("detached"),
+  /**
+   * "pipe": the program gets pipes, not a terminal (an ACP agent speaking JSON-RPC on stdio).
+   * Its stdin and stdout belong to the creating connection (`pane/stdin`, `pane/stdout`), so
+   * the pane is bound to it whatever `lifetime` says; its stderr is what capture and attach show.
+   */
+  mode: z.enum(["pty", "pipe"]).default("pty"),
 });
 export const PaneListResultSchema = z.strictObject({ panes: z.array(PaneInfoSchema) });
 export const PaneSendParamsSchema = z.strictObject({
@@ -378,6 +386,14 @@ export const PaneWaitResultSchema = z.strictObject({
   reason: z.enum(["exit", "quiet", "output", "timeout"]).optional(),
 });
 export const PaneRenameParamsSchema = z.strictObject({ target: PaneTargetSchema, name: PaneNameSchema });
+/** Bytes for a pipe pane's stdin, base64 (a frame carries at most 256 KiB of them). */
+export const PaneStdinParamsSchema = z.strictObject({
+  target: PaneTargetSchema,
+  data: z.base64().max(349_528).default(""),
+  /** Close the program's stdin after `data`. */
+  end: z.boolean().optional(),
+});
+export const PaneStdinResultSchema = z.strictObject({ bytes: z.number().int() });
 
 /** venom-mux's own methods; none is management (daemon/stop and restart are). */
 export const PaneMethods = {
@@ -391,16 +407,19 @@ export const PaneMethods = {
   "pane/kill": { direction: "client", management: false, params: PaneTargetParamsSchema, result: PaneKillResultSchema },
   "pane/wait": { direction: "client", management: false, params: PaneWaitParamsSchema, result: PaneWaitResultSchema },
   "pane/rename": { direction: "client", management: false, params: PaneRenameParamsSchema, result: PaneInfoSchema },
+  "pane/stdin": { direction: "client", management: false, params: PaneStdinParamsSchema, result: PaneStdinResultSchema },
 } as const;
 
 export const PaneOutputSchema = z.strictObject({ attachment: z.string(), data: z.string() });
 /** A slow client's queue was dropped; this redraws the whole screen instead (tmux's approach). */
 export const PaneRedrawSchema = z.strictObject({ attachment: z.string(), screen: z.string() });
 export const PaneExitedSchema = z.strictObject({ attachment: z.string(), pane: PaneInfoSchema });
+/** A pipe pane's stdout, base64, to the connection that created it; `eof` once it closed. */
+export const PaneStdoutSchema = z.strictObject({ pane: z.string(), data: z.base64(), eof: z.boolean().optional() });
 
 // ── venom-orch: jobs ─────────────────────────────────────────────────────
 /** Where a delegated run is: from the process and the relay, never from its screen. */
-export const JobStateSchema = z.enum(["starting", "running", "awaiting-approval", "done", "failed", "cancelled", "timeout"]);
+export const JobStateSchema = z.enum(["starting", "running", "awaiting-approval", "done", "declined", "failed", "cancelled", "timeout"]);
 export type JobState = z.infer<typeof JobStateSchema>;
 
 /** A job's progress, sent to the session that launched it (`venom-orch run` prints it on stderr). */
@@ -419,6 +438,7 @@ export const Notifications = {
   "pane/output": { direction: "server", params: PaneOutputSchema },
   "pane/redraw": { direction: "server", params: PaneRedrawSchema },
   "pane/exited": { direction: "server", params: PaneExitedSchema },
+  "pane/stdout": { direction: "server", params: PaneStdoutSchema },
 } as const;
 
 /** Every request method of venom/1 with its schemas: the core table and each app's. */

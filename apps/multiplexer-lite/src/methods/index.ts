@@ -9,6 +9,7 @@ import { newMethod } from "./new.js";
 import { renameMethod } from "./rename.js";
 import { resizeMethod } from "./resize.js";
 import { sendMethod } from "./send.js";
+import { stdinMethod } from "./stdin.js";
 import { waitMethod } from "./wait.js";
 
 /** venom-mux's method table: one file per method, like tmux's commands. */
@@ -24,5 +25,6 @@ export function paneMethods(panes: PaneTable): Record<string, AppMethod<MuxConte
     "pane/kill": killMethod(panes),
     "pane/wait": waitMethod(panes),
     "pane/rename": renameMethod(panes),
+    "pane/stdin": stdinMethod(panes),
   };
 }

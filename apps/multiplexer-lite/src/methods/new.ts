@@ -1,6 +1,7 @@
 import { askApproval, ErrorCode, ProtocolError } from "@venom/proto";
 import { type ConnectionSession, requireProjectConfig } from "@venom/runtime";
 import type { MuxContext } from "../context.js";
+import type { Pane } from "../pane.js";
 import type { PaneTable } from "../panes.js";
 import { type PaneParams, paneMethod } from "./define.js";
 
@@ -18,12 +19,33 @@ export const newMethod = (panes: PaneTable) =>
     panes.depthOf(params, session.state);
     if (session.state.principal.kind === "delegate" && !panes.inPersonalShell(session.state)) await approveNewPane(params, session);
     const pane = panes.create(params, session.state, session.gate);
-    if (params.lifetime === "connection") {
+    if (pane.pipe) bindStdio(panes, pane, session);
+    if (params.lifetime === "connection" || pane.pipe) {
       session.context.bound.add(pane);
       void pane.exited().then(() => session.context.bound.delete(pane));
     }
     return pane.info();
   });
+
+/**
+ * A pipe pane's stdio belongs to the connection that made it: stdout streams
+ * to it as `pane/stdout`, and only it may write stdin. A peer that stops
+ * reading is cut off (its connection closes, and the pane with it).
+ */
+function bindStdio(panes: PaneTable, pane: Pane, session: ConnectionSession<MuxContext>): void {
+  const { rpc } = session;
+  session.context.pipes.add(pane);
+  pane.pipe?.bindStdout({
+    backlog: () => rpc.backlog,
+    data: (chunk) => rpc.notify("pane/stdout", { pane: pane.id, data: chunk.toString("base64") }),
+    eof: () => rpc.notify("pane/stdout", { pane: pane.id, data: "", eof: true }),
+    onDrain: (callback) => rpc.onDrain(callback),
+    cutOff: (why) => {
+      panes.logger.warn({ pane: pane.id }, `cutting off the connection of a pipe pane: ${why}`);
+      rpc.close();
+    },
+  });
+}
 
 async function approveNewPane(params: PaneParams<"pane/new">, session: ConnectionSession<MuxContext>): Promise<void> {
   const argv = (params.argv ?? ["(default shell)"]).map((a) => JSON.stringify(a)).join(" ");
