@@ -309,7 +309,7 @@ export class Pane {
   /** Type into the pane; refused with busy once INPUT_QUEUE_LIMIT bytes wait for a program that does not read. */
   write(data: string): void {
     if (!this.running) return;
-    if (this.pipe) return this.pipe.write();
+    if (this.pipe) this.pipe.write();
     const queued = queuedInput(this.process as pty.IPty);
     if (queued + Buffer.byteLength(data) > INPUT_QUEUE_LIMIT) {
       throw new ProtocolError(

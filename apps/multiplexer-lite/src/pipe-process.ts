@@ -63,7 +63,7 @@ export class PipeProcess {
   }
 
   /** Typed input is for ptys: a pipe pane's stdin belongs to the connection that created it. */
-  write(): void {
+  write(): never {
     throw new ProtocolError(
       ErrorCode.InvalidParams,
       "invalid params: target: a pipe pane's input belongs to the connection that created it (pane/stdin); nothing can be typed into it",
