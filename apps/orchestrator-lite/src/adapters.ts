@@ -34,6 +34,16 @@ export interface Adapter {
   /** The agent's own full-autonomy switches, used only with permissions = "full". */
   fullArgs: string[];
   login: Login;
+  /** How venom-orch talks to it: a CLI with the prompt as an argument, or the Agent Client Protocol. */
+  transport: "cli" | "acp" | "auto";
+  /** The program that speaks ACP on stdio, when there is one; `fullModes` are its session modes that turn its own prompts off. */
+  acp: AcpEntry | null;
+}
+
+export interface AcpEntry {
+  executable: string;
+  args: string[];
+  fullModes: string[];
 }
 
 const LOCAL = [".local/bin"];
@@ -52,6 +62,8 @@ const BUILT_IN: readonly Adapter[] = [
     permissions: "default",
     fullArgs: ["--permission-mode", "bypassPermissions"],
     login: { argv: ["setup-token"] },
+    transport: "cli",
+    acp: { executable: "claude-agent-acp", args: [], fullModes: ["bypassPermissions"] },
   },
   {
     name: "codex",
@@ -65,6 +77,8 @@ const BUILT_IN: readonly Adapter[] = [
     permissions: "default",
     fullArgs: ["--dangerously-bypass-approvals-and-sandbox"],
     login: { argv: ["login"] },
+    transport: "cli",
+    acp: { executable: "codex-acp", args: [], fullModes: ["full-access"] },
   },
   {
     name: "gemini",
@@ -78,6 +92,8 @@ const BUILT_IN: readonly Adapter[] = [
     permissions: "default",
     fullArgs: ["--approval-mode=yolo"],
     login: { argv: [] },
+    transport: "cli",
+    acp: { executable: "gemini", args: ["--acp"], fullModes: ["yolo"] },
   },
   {
     name: "grok",
@@ -91,6 +107,8 @@ const BUILT_IN: readonly Adapter[] = [
     permissions: "default",
     fullArgs: ["--always-approve"],
     login: { argv: ["login"] },
+    transport: "cli",
+    acp: { executable: "grok", args: ["agent", "stdio"], fullModes: ["always-approve"] },
   },
   {
     name: "pi",
@@ -104,6 +122,8 @@ const BUILT_IN: readonly Adapter[] = [
     permissions: "default",
     fullArgs: [],
     login: { keyFile: "api-key" },
+    transport: "cli",
+    acp: { executable: "pi-acp", args: [], fullModes: [] },
   },
   {
     name: "dsh",
@@ -117,6 +137,8 @@ const BUILT_IN: readonly Adapter[] = [
     permissions: "default",
     fullArgs: [],
     login: { keyFile: "api-key" },
+    transport: "cli",
+    acp: { executable: "dsh", args: ["--profile", "acp"], fullModes: [] },
   },
   {
     // A nested venom-orch: `venom-orch run AGENT -- PROMPT`, a delegate of this same instance one level deeper.
@@ -130,6 +152,8 @@ const BUILT_IN: readonly Adapter[] = [
     permissions: "default",
     fullArgs: [],
     login: { argv: ["agents", "list"] },
+    transport: "cli",
+    acp: null,
   },
 ];
 
@@ -150,10 +174,19 @@ export function adapters(config: Config): Adapter[] {
       permissions: own?.permissions ?? base?.permissions ?? "default",
       fullArgs: base?.fullArgs ?? [],
       login: base?.login ?? { keyFile: "api-key" },
+      transport: own?.acp ? "acp" : (own?.transport ?? base?.transport ?? "cli"),
+      acp: acpEntry(name, own, base),
     };
     const stateVar = own?.state_var ?? base?.stateVar;
     return stateVar === undefined ? adapter : { ...adapter, stateVar };
   });
+}
+
+/** The user's own program, said to speak ACP (or a new agent's), is the ACP entry; else the built-in's. */
+function acpEntry(name: string, own: Config["agents"][string] | undefined, base: Adapter | undefined): AcpEntry | null {
+  const saysAcp = own?.acp === true || own?.transport === "acp";
+  if (!saysAcp || (base && !own?.executable)) return base?.acp ?? null;
+  return { executable: own?.executable ?? name, args: own?.args ?? [], fullModes: base?.acp?.fullModes ?? [] };
 }
 
 /** Every variable any adapter declares as a credential, endpoint or state variable. */
@@ -161,16 +194,36 @@ export function declaredVars(all: readonly Adapter[]): string[] {
   return [...new Set(all.flatMap((a) => [...a.credentialVars, ...(a.stateVar ? [a.stateVar] : [])]))];
 }
 
-/** Where an adapter's program is, or why it is not offered. */
-export type Resolution = { offered: true; argv0: string[] } | { offered: false; why: string };
+/** Where an adapter's program is and how venom-orch talks to it, or why it is not offered. */
+export type Resolution = { offered: true; argv0: string[]; transport: "cli" | "acp" } | { offered: false; why: string };
+
+/**
+ * How an adapter is launched: its CLI, or its ACP entry point (transport
+ * "acp"; "auto" takes ACP when the entry resolves, else the CLI).
+ */
+export function resolveAdapter(adapter: Adapter, env: NodeJS.ProcessEnv = process.env): Resolution {
+  if (adapter.transport === "cli") return withTransport(resolveProgram(adapter, adapter.executable, env), "cli");
+  if (!adapter.acp) {
+    if (adapter.transport === "auto") return withTransport(resolveProgram(adapter, adapter.executable, env), "cli");
+    return { offered: false, why: `${adapter.name} has no ACP entry point; set executable with acp = true` };
+  }
+  const acp = withTransport(resolveProgram(adapter, adapter.acp.executable, env), "acp");
+  if (acp.offered || adapter.transport === "acp") return acp;
+  return withTransport(resolveProgram(adapter, adapter.executable, env), "cli");
+}
+
+function withTransport(found: Found, transport: "cli" | "acp"): Resolution {
+  return found.offered ? { ...found, transport } : found;
+}
+
+type Found = { offered: true; argv0: string[] } | { offered: false; why: string };
 
 /**
  * Resolve the executable the way a login shell would: the user's per-user
  * install directories first (`~/.local/bin`, `~/.grok/bin` for Grok), then PATH.
  * The `venom` agent falls back to this very install of venom-orch.
  */
-export function resolveAdapter(adapter: Adapter, env: NodeJS.ProcessEnv = process.env): Resolution {
-  const { executable } = adapter;
+function resolveProgram(adapter: Adapter, executable: string, env: NodeJS.ProcessEnv): Found {
   if (isAbsolute(executable)) {
     return isExecutable(executable)
       ? { offered: true, argv0: [executable] }
@@ -208,7 +261,10 @@ function isExecutable(path: string): boolean {
  * The argument vector of one launch: no shell ever sees it, and the prompt is
  * exactly one argument whatever it contains (quotes, `$()`, backticks, newlines).
  */
-export function launchArgv(adapter: Adapter, argv0: readonly string[], prompt: string): string[] {
+export function launchArgv(adapter: Adapter, resolution: Resolution & { offered: true }, prompt: string): string[] {
+  const { argv0 } = resolution;
+  // An ACP agent gets its prompt over the protocol, and full permissions through its own session mode.
+  if (resolution.transport === "acp") return [...argv0, ...(adapter.acp?.args ?? [])];
   const full = adapter.permissions === "full" ? adapter.fullArgs : [];
   return [...argv0, ...adapter.args, ...full, ...(adapter.promptArg ? [adapter.promptArg] : []), prompt];
 }

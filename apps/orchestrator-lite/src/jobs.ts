@@ -29,10 +29,16 @@ export const JobRecordSchema = z.strictObject({
   endedAt: z.string().nullable(),
   /** Why it ended, in our own words (never the agent's output). */
   note: z.string().nullable(),
+  /** How venom-orch talks to the agent. */
+  transport: z.enum(["cli", "acp"]).default("cli"),
+  /** ACP: the agent-to-client requests (fs/*, terminal/*, …) venom-orch refused. */
+  refusedRequests: z.number().int().default(0),
+  /** The relayed approval it waits for (label and tool), while awaiting approval. */
+  pending: z.string().nullable().default(null),
 });
 export type JobRecord = z.infer<typeof JobRecordSchema>;
 
-export const FINAL_STATES: readonly JobRecord["state"][] = ["done", "failed", "cancelled", "timeout"];
+export const FINAL_STATES: readonly JobRecord["state"][] = ["done", "declined", "failed", "cancelled", "timeout"];
 
 /** Jobs on file beyond this many finished ones are forgotten, oldest first. */
 const KEEP_FINISHED = 200;

@@ -3,6 +3,8 @@ import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { type ApprovalGate, type ApprovalRequest, askApproval, fitEncoded, type Grant, type PaneInfo, parseMarkers } from "@venom/proto";
 import { answers, type Logger, listRecords, VenomClient, type VenomHome } from "@venom/runtime";
+import { PaneStdio } from "./acp/pane-stdio.js";
+import { runAcp } from "./acp/session.js";
 import { type Adapter, muxMain } from "./adapters.js";
 import { FINAL_STATES, type JobRecord, JobStore, visibleJobs } from "./jobs.js";
 
@@ -27,6 +29,8 @@ export interface LaunchRequest {
   /** Values of the adapter's env_pass from venom-orch's own environment. */
   env: Record<string, string>;
   launcher: Launcher;
+  /** Set when the agent speaks ACP: the prompt goes over the protocol in a pipe pane, not in argv. */
+  acp?: { prompt: string; maxMessageBytes: number };
 }
 
 /** How a job ended, for the tool result: the exit code and a bounded tail of its screen (untrusted). */
@@ -133,6 +137,9 @@ export class Orchestrator {
       startedAt: new Date().toISOString(),
       endedAt: null,
       note: null,
+      transport: request.acp ? "acp" : "cli",
+      refusedRequests: 0,
+      pending: null,
     };
     const controller = new AbortController();
     const deadline = setTimeout(() => controller.abort(new JobStop("timeout")), request.timeoutSeconds * 1000);
@@ -153,12 +160,14 @@ export class Orchestrator {
     const { signal } = live.controller;
     let client: VenomClient | undefined;
     let pane: PaneInfo | undefined;
+    const stdio = request.acp ? new PaneStdio() : null;
     try {
       await this.#ensureMux();
       client = await VenomClient.connect(this.home.socket("mux"), {
         client: this.server,
         workspace: request.launcher.workspace,
         gate: (approval) => this.#relay(live, approval),
+        onEvent: (method, params) => stdio?.onEvent(method, params),
       });
       signal.throwIfAborted();
       pane = await client.request("pane/new", {
@@ -171,6 +180,7 @@ export class Orchestrator {
         env: request.env,
         parentDepth: request.launcher.depth,
         lifetime: "connection",
+        ...(stdio ? { mode: "pipe" as const } : {}),
         cols: 120,
         rows: 40,
       });
@@ -178,6 +188,7 @@ export class Orchestrator {
       this.#update(live, { pid: pane.pid, paneRecord });
       await startedWithArgv(pane.pid, request.argv);
       this.#update(live, { state: "running" });
+      if (stdio && request.acp) return await this.#acpTurn(live, request, client, pane, stdio);
       const ended = await untilAborted(client.request("pane/wait", { target: pane.id }), signal);
       const tail = await this.#tail(client, pane.id);
       const exitCode = ended.pane.exitCode;
@@ -197,7 +208,54 @@ export class Orchestrator {
     } finally {
       if (client && pane) await client.request("pane/kill", { target: pane.id }).catch(() => undefined);
       client?.close();
+      stdio?.end();
     }
+  }
+
+  /**
+   * An ACP agent's one prompt turn (issue #9): its state and result come from
+   * the protocol. `refusal` is declined; a stop (cancel, timeout) ends the turn
+   * with session/cancel. The pane exiting first is a failure.
+   */
+  async #acpTurn(live: LiveJob, request: LaunchRequest, client: VenomClient, pane: PaneInfo, stdio: PaneStdio): Promise<JobOutcome> {
+    const { signal } = live.controller;
+    const exited = client.request("pane/wait", { target: pane.id }).then((ended) => {
+      const how = ended.pane.signal ? `signal ${ended.pane.signal}` : `exit ${ended.pane.exitCode}`;
+      throw new Error(`the agent ended (${how}) before its turn did`);
+    });
+    const turn = runAcp({
+      name: live.record.name,
+      cwd: request.cwd,
+      prompt: request.acp?.prompt ?? "",
+      fullModes: request.adapter.permissions === "full" ? (request.adapter.acp?.fullModes ?? []) : null,
+      maxMessageBytes: request.acp?.maxMessageBytes ?? 0,
+      stdio: { readable: stdio.readable, writable: stdio.writable(client, pane.id) },
+      client: this.server,
+      signal,
+      ask: async (approval) => (await this.#relay(live, approval)) === "approve",
+      refused: () => this.#update(live, { refusedRequests: live.record.refusedRequests + 1 }),
+      progress: (line) => this.#update(live, {}, line),
+    });
+    const outcome = await Promise.race([turn, exited]);
+    const stop = signal.reason instanceof JobStop ? signal.reason.state : null;
+    const state =
+      outcome.stopReason === "end_turn"
+        ? "done"
+        : outcome.stopReason === "refusal"
+          ? "declined"
+          : outcome.stopReason === "cancelled"
+            ? (stop ?? "cancelled")
+            : "failed";
+    const note =
+      outcome.note ??
+      (state === "failed"
+        ? `the agent stopped: ${outcome.stopReason}`
+        : state === "timeout"
+          ? `timed out after ${request.timeoutSeconds}s`
+          : null);
+    this.#update(live, { state, endedAt: new Date().toISOString(), note });
+    const reply = outcome.message || (await this.#tail(client, pane.id));
+    return { job: live.record, tail: fitEncoded(reply, TAIL_BYTES, "tail") };
   }
 
   /**
@@ -208,13 +266,13 @@ export class Orchestrator {
    */
   async #relay(live: LiveJob, request: ApprovalRequest): Promise<"approve" | "deny"> {
     const { launcher, record } = live;
-    this.#update(live, { state: "awaiting-approval" }, `${request.label} ${request.tool}`);
+    this.#update(live, { state: "awaiting-approval", pending: `${request.label} ${request.tool}` }, `${request.label} ${request.tool}`);
     try {
       const outcome = await askApproval(launcher.grant, launcher.gate, request, live.controller.signal, record.background);
       this.logger.info({ job: record.id, tool: request.tool, allowed: outcome.allowed }, "relayed approval answered");
       return outcome.allowed ? "approve" : "deny";
     } finally {
-      if (record.state === "awaiting-approval") this.#update(live, { state: "running" });
+      if (record.state === "awaiting-approval") this.#update(live, { state: "running", pending: null });
     }
   }
 

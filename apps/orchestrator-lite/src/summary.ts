@@ -37,15 +37,20 @@ export interface LaunchFacts {
   prompt: string;
   background: boolean;
   found: string[];
+  transport: "cli" | "acp";
 }
 
 const line = (text: string) => terminalSafe(text, { singleLine: true });
 
 /** The approval summary of one launch: every part of it escaped, so `make test<600 spaces>; touch X` cannot hide its end. */
 export function launchSummary(facts: LaunchFacts): string {
-  const { adapter, where, prompt, background, found } = facts;
+  const { adapter, where, prompt, background, found, transport } = facts;
+  const full =
+    transport === "acp"
+      ? " with FULL PERMISSIONS (its own session mode that asks nothing: its permission requests are not relayed)"
+      : " with FULL PERMISSIONS (its own approvals and sandbox are off)";
   const lines = [
-    `launch ${adapter.name}${background ? " in the background" : ""} in ${line(where)}${adapter.permissions === "full" ? " with FULL PERMISSIONS (its own approvals and sandbox are off)" : ""}`,
+    `launch ${adapter.name}${transport === "acp" ? " over ACP" : ""}${background ? " in the background" : ""} in ${line(where)}${adapter.permissions === "full" ? full : ""}`,
     `prompt (${[...prompt].length} characters): ${cutMiddle(line(prompt), PROMPT_SHOWN)}`,
   ];
   if (found.length > 0) {

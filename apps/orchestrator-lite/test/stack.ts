@@ -1,4 +1,4 @@
-import { mkdirSync, readdirSync, readFileSync, symlinkSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, statSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { ApprovalRequest } from "@venom/proto";
@@ -18,6 +18,8 @@ export interface Stack {
   orch: TestDaemon;
   /** What each launch of `agent` handed over, oldest first. */
   runs(agent: string): AgentRun[];
+  /** What each run of the fake ACP agent replied, oldest first. */
+  replies(agent: string): string[];
   /** A session of the person: their gate answers approvals and records what it was asked. */
   person(answer?: (request: ApprovalRequest) => "approve" | "deny", options?: Partial<ClientOptions>): Promise<Person>;
 }
@@ -41,6 +43,19 @@ export interface StackOptions {
   fakes?: string[];
 }
 
+/** The files an agent's runs left in its private home's runs/ ending in `suffix`, oldest first. */
+function runFiles(home: string, agent: string, suffix: string): string[] {
+  const dir = join(home, "agents", agent, "runs");
+  try {
+    return readdirSync(dir)
+      .filter((name) => name.endsWith(suffix))
+      .map((name) => join(dir, name))
+      .sort((a, b) => statSync(a).mtimeMs - statSync(b).mtimeMs);
+  } catch {
+    return [];
+  }
+}
+
 /** echo, mux and orch in one temp VENOM_HOME on one workspace; `demo` is the demo agent. */
 export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const home = tempDir("home");
@@ -59,18 +74,11 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     echo,
     mux,
     orch,
-    runs: (agent) => {
-      const dir = join(home, "agents", agent, "runs");
-      let names: string[] = [];
-      try {
-        names = readdirSync(dir);
-      } catch {
-        return [];
-      }
-      return names
-        .map((name) => JSON.parse(readFileSync(join(dir, name), "utf8")) as AgentRun & { at?: number })
-        .sort((a, b) => (a.at ?? 0) - (b.at ?? 0));
-    },
+    runs: (agent) =>
+      runFiles(home, agent, ".json")
+        .map((path) => JSON.parse(readFileSync(path, "utf8")) as AgentRun & { at?: number })
+        .sort((a, b) => (a.at ?? 0) - (b.at ?? 0)),
+    replies: (agent) => runFiles(home, agent, ".replies").map((path) => readFileSync(path, "utf8")),
     person: async (answer = () => "approve", extra = {}) => {
       const asked: ApprovalRequest[] = [];
       const client = await VenomClient.connect(orch.socket, {

@@ -27,7 +27,10 @@ const AgentSchema = z.strictObject({
   /** Variables of the daemon's environment the agent may see besides the base set; secret-shaped names never pass. */
   env_pass: z.array(EnvName).default([]),
   permissions: z.enum(["default", "full"]).default("default"),
+  /** Shorthand for transport = "acp": this agent's executable and args speak the Agent Client Protocol on stdio. */
   acp: z.boolean().default(false),
+  /** "cli": prompt as an argument in a terminal pane; "acp": the Agent Client Protocol in a pipe pane; "auto": ACP when the adapter's ACP entry point resolves. */
+  transport: z.enum(["cli", "acp", "auto"]).optional(),
 });
 
 const SandboxMode = z.enum(["off", "landlock"]);

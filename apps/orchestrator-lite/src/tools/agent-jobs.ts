@@ -5,7 +5,7 @@ import { jobView, type OrchContext } from "../context.js";
 /** The jobs this session may see: the owner's view is every job; a delegate's, those of its own delegation. */
 export const agentJobsTool = defineTool<Record<string, never>, OrchContext>({
   name: "agent_jobs",
-  description: "List the agent jobs this session may see, with their state, exit code and pane label.",
+  description: "List the agent jobs this session may see, with their state, the approval a job waits for, exit code and pane label.",
   input: z.strictObject({}),
   capabilities: [],
   effect: "read-only",
@@ -15,7 +15,7 @@ export const agentJobsTool = defineTool<Record<string, never>, OrchContext>({
     const jobs = call.context.orchestrator.list(jobView(call.context));
     const lines = jobs.map(
       (j) =>
-        `${j.id} ${j.name} ${j.state}${j.exitCode !== null ? ` exit=${j.exitCode}` : ""}${j.background ? " background" : ""} cwd=${terminalSafe(j.cwd, { singleLine: true })}${j.note ? ` (${j.note})` : ""}`,
+        `${j.id} ${j.name} ${j.state}${j.pending ? ` waiting for: ${terminalSafe(j.pending, { singleLine: true })}` : ""}${j.exitCode !== null ? ` exit=${j.exitCode}` : ""}${j.transport === "acp" ? " acp" : ""}${j.refusedRequests > 0 ? ` refused=${j.refusedRequests}` : ""}${j.background ? " background" : ""} cwd=${terminalSafe(j.cwd, { singleLine: true })}${j.note ? ` (${j.note})` : ""}`,
     );
     return { content: lines.length > 0 ? `${lines.join("\n")}\n` : "no jobs\n", data: { jobs } };
   },

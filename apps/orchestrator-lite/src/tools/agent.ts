@@ -2,7 +2,7 @@ import { relative } from "node:path";
 import { defineTool, ErrorCode, ProtocolError, ToolFailure } from "@venom/proto";
 import { isSecretShaped, resolveCwd } from "@venom/runtime";
 import { z } from "zod";
-import { type Adapter, adapters, launchArgv, resolveAdapter } from "../adapters.js";
+import { type Adapter, adapters, launchArgv, type Resolution, resolveAdapter } from "../adapters.js";
 import type { OrchContext } from "../context.js";
 import { agentConfigFound, launchSummary } from "../summary.js";
 
@@ -22,7 +22,7 @@ const AgentInput = z.strictObject({
 type AgentInput = z.infer<typeof AgentInput>;
 
 /** The adapter a call names, offered here, or a ProtocolError naming the field. */
-function offeredAdapter(input: AgentInput, context: OrchContext): { adapter: Adapter; argv0: string[] } {
+function offeredAdapter(input: AgentInput, context: OrchContext): { adapter: Adapter; resolution: Resolution & { offered: true } } {
   const all = adapters(context.state.config);
   const adapter = all.find((a) => a.name === input.agent);
   if (!adapter) {
@@ -40,7 +40,7 @@ function offeredAdapter(input: AgentInput, context: OrchContext): { adapter: Ada
       path: ["arguments", "agent"],
     });
   }
-  return { adapter, argv0: resolution.argv0 };
+  return { adapter, resolution };
 }
 
 function launchCwd(input: AgentInput, context: OrchContext): string {
@@ -82,10 +82,11 @@ export const agentTool = defineTool<AgentInput, OrchContext>({
     launchCwd(input, context);
   },
   summarize: (input, context) => {
-    const { adapter } = offeredAdapter(input, context);
+    const { adapter, resolution } = offeredAdapter(input, context);
     const cwd = launchCwd(input, context);
     return launchSummary({
       adapter,
+      transport: resolution.transport,
       where: relative(context.state.workspace, cwd) || ".",
       prompt: input.prompt,
       background: input.background,
@@ -94,7 +95,7 @@ export const agentTool = defineTool<AgentInput, OrchContext>({
   },
   run: async (input, call) => {
     const context = call.context;
-    const { adapter, argv0 } = offeredAdapter(input, context);
+    const { adapter, resolution } = offeredAdapter(input, context);
     const env: Record<string, string> = {};
     for (const name of adapter.envPass) {
       const value = process.env[name];
@@ -103,12 +104,15 @@ export const agentTool = defineTool<AgentInput, OrchContext>({
     const job = context.orchestrator.start(
       {
         adapter,
-        argv: launchArgv(adapter, argv0, input.prompt),
+        argv: launchArgv(adapter, resolution, input.prompt),
         cwd: launchCwd(input, context),
         background: input.background,
         timeoutSeconds: call.timeoutSeconds,
         env,
         launcher: context.launcher,
+        ...(resolution.transport === "acp"
+          ? { acp: { prompt: input.prompt, maxMessageBytes: context.state.config.protocol.max_frame_bytes } }
+          : {}),
       },
       input.background ? undefined : call.signal,
     );
@@ -134,7 +138,9 @@ export const agentTool = defineTool<AgentInput, OrchContext>({
     const why =
       ended.state === "timeout"
         ? `${name} timed out after ${call.timeoutSeconds}s`
-        : `${name} failed${ended.note ? `: ${ended.note}` : ""}`;
+        : ended.state === "declined"
+          ? `${name} declined the task (its stop reason was refusal)`
+          : `${name} failed${ended.note ? `: ${ended.note}` : ""}`;
     return { status: "failed", content, data, error: { message: why, retry: "forbidden" } };
   },
 });

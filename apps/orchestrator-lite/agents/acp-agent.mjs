@@ -1,0 +1,210 @@
+#!/usr/bin/env node
+// A fake ACP agent, shipped with venom-orch for the demo, the tests and the
+// conformance suite: it speaks the Agent Client Protocol on stdio through the
+// protocol's reference SDK (agent side), reaches no network and no model, and
+// acts out the scenario its prompt names, one per line:
+//
+//   tool KIND [PATH]     a tool call of KIND (read, edit, execute, …; "none" for no kind), then a permission request for it
+//   remembered KIND      a tool call of KIND, then a permission request that omits the kind
+//   noreject             a permission request offering allow options only
+//   onlyalways           a permission request offering allow_always and reject_once only
+//   ask-client METHOD    an agent-to-client request (fs/read_text_file, terminal/create, elicitation/create, x/unknown)
+//   hold                 a permission request, then wait for the answer however long it takes
+//   oversized            one stdout line over 1 MiB
+//   flood MIB            MIB mebibytes of message chunks
+//   stubborn             start a grandchild that ignores HUP and TERM
+//   echo-write PATH TEXT a subprocess calls venom-echo write (from inside the pane)
+//   title TEXT           a tool call titled TEXT (no permission asked)
+//   refuse               end the turn with stopReason "refusal"
+//   exit CODE            exit at once with CODE
+//
+// Each scenario's result is one line of the reply (agent_message_chunk), so a
+// test reads what the client answered. It writes its environment, argv and
+// cwd to $HOME/runs/<pid>.json like the demo agent, its reply lines to
+// $HOME/runs/<pid>.replies (a background job's reply reaches no caller), and logs on stderr.
+import { spawn } from "node:child_process";
+import { appendFileSync, mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { Readable, Writable } from "node:stream";
+import { fileURLToPath } from "node:url";
+import * as acp from "@agentclientprotocol/sdk";
+
+const DEMO_AGENT = fileURLToPath(new URL("./demo-agent.mjs", import.meta.url));
+
+const runs = process.env.HOME ? join(process.env.HOME, "runs") : null;
+if (runs) {
+  mkdirSync(runs, { recursive: true, mode: 0o700 });
+  const record = { at: Date.now(), argv: process.argv.slice(2), cwd: process.cwd(), env: process.env };
+  writeFileSync(join(runs, `${process.pid}.json`), JSON.stringify(record), { mode: 0o600 });
+}
+const log = (line) => process.stderr.write(`acp-agent: ${line}\n`);
+
+const ALL_OPTIONS = [
+  { optionId: "yes", name: "Allow", kind: "allow_once" },
+  { optionId: "always", name: "Always allow", kind: "allow_always" },
+  { optionId: "no", name: "Reject", kind: "reject_once" },
+  { optionId: "never", name: "Always reject", kind: "reject_always" },
+];
+
+let mode = "default";
+let initialize = null;
+let cancelled = false;
+let nextTool = 1;
+
+async function scenario(client, sessionId, line, say) {
+  const [verb, ...rest] = line.trim().split(/\s+/);
+  const toolCall = async (kind, title, locations = []) => {
+    const toolCallId = `t${nextTool++}`;
+    await client.notify(acp.methods.client.session.update, {
+      sessionId,
+      update: { sessionUpdate: "tool_call", toolCallId, title, ...(kind ? { kind } : {}), locations, status: "pending" },
+    });
+    return toolCallId;
+  };
+  const ask = async (toolCall, options = ALL_OPTIONS) => {
+    const { outcome } = await client.request(acp.methods.client.session.requestPermission, { sessionId, toolCall, options });
+    return outcome.outcome === "selected" ? `selected ${options.find((o) => o.optionId === outcome.optionId)?.kind}` : "cancelled";
+  };
+  switch (verb) {
+    case "tool": {
+      const kind = rest[0] === "none" ? undefined : rest[0];
+      const locations = rest[1] ? [{ path: rest[1] }] : [];
+      const id = await toolCall(kind, `${rest[0]} ${rest[1] ?? "something"}`, locations);
+      return say(
+        `tool ${rest[0]}: ${await ask({ toolCallId: id, ...(kind ? { kind } : {}), title: `${rest[0]} ${rest[1] ?? ""}`, locations })}`,
+      );
+    }
+    case "remembered": {
+      const id = await toolCall(rest[0], `${rest[0]} remembered`);
+      return say(`remembered ${rest[0]}: ${await ask({ toolCallId: id })}`);
+    }
+    case "noreject": {
+      const id = await toolCall("edit", "edit noreject.txt");
+      return say(
+        `noreject: ${await ask(
+          { toolCallId: id },
+          ALL_OPTIONS.filter((o) => o.kind.startsWith("allow")),
+        )}`,
+      );
+    }
+    case "onlyalways": {
+      const id = await toolCall("edit", "edit onlyalways.txt");
+      return say(
+        `onlyalways: ${await ask(
+          { toolCallId: id },
+          ALL_OPTIONS.filter((o) => o.kind === "allow_always" || o.kind === "reject_once"),
+        )}`,
+      );
+    }
+    case "ask-client": {
+      const params = {
+        sessionId,
+        path: "/etc/hostname",
+        command: "id",
+        content: "x",
+        message: "?",
+        requestedSchema: { type: "object", properties: {} },
+      };
+      try {
+        const result = await client.request(rest[0], params);
+        return say(`ask-client ${rest[0]}: answered ${JSON.stringify(result)}`);
+      } catch (error) {
+        return say(`ask-client ${rest[0]}: error ${error.code} ${error.message}`);
+      }
+    }
+    case "hold": {
+      const id = await toolCall("execute", "execute hold");
+      log("holding a permission request");
+      return say(`hold: ${await ask({ toolCallId: id })}`);
+    }
+    case "oversized":
+      process.stdout.write(`${"x".repeat(1024 * 1024 + 16)}\n`);
+      return say("oversized: sent");
+    case "flood": {
+      const chunk = "f".repeat(64 * 1024);
+      for (let sent = 0; sent < Number(rest[0]) * 16; sent++) {
+        await client.notify(acp.methods.client.session.update, {
+          sessionId,
+          update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: chunk } },
+        });
+      }
+      return say("\nflood: done");
+    }
+    case "stubborn": {
+      const child = spawn(process.execPath, ["-e", "process.on('SIGHUP',()=>{});process.on('SIGTERM',()=>{});setInterval(()=>{},1000)"], {
+        stdio: "ignore",
+      });
+      return say(`stubborn ${child.pid}`);
+    }
+    case "echo-write": {
+      const [path, ...text] = rest;
+      const child = spawn(process.execPath, [DEMO_AGENT, `write ${path} ${text.join(" ")}`], { stdio: ["ignore", "pipe", "inherit"] });
+      let out = "";
+      child.stdout.on("data", (d) => {
+        out += d;
+      });
+      const code = await new Promise((resolve) => child.once("exit", resolve));
+      return say(`echo-write: exit ${code} ${out.trim().split("\n").at(-1) ?? ""}`);
+    }
+    case "title":
+      await toolCall("read", rest.join(" "));
+      return say("title: sent");
+    case "exit":
+      process.exit(Number(rest[0]));
+      return;
+    default:
+      return say(`unknown scenario ${verb}`);
+  }
+}
+
+const app = acp
+  .agent({ name: "acp-agent" })
+  .onRequest(acp.methods.agent.initialize, ({ params }) => {
+    initialize = params;
+    return { protocolVersion: acp.PROTOCOL_VERSION, agentCapabilities: {} };
+  })
+  .onRequest(acp.methods.agent.session.new, ({ params }) => {
+    log(`session/new cwd ${params.cwd} mcpServers ${params.mcpServers.length}`);
+    return {
+      sessionId: "s1",
+      modes: {
+        currentModeId: mode,
+        availableModes: [
+          { id: "default", name: "Ask" },
+          { id: "bypassPermissions", name: "Ask nothing" },
+        ],
+      },
+    };
+  })
+  .onRequest(acp.methods.agent.session.setMode, ({ params }) => {
+    mode = params.modeId;
+    return {};
+  })
+  .onNotification(acp.methods.agent.session.cancel, () => {
+    log("session/cancel");
+    cancelled = true;
+  })
+  .onRequest(acp.methods.agent.session.prompt, async ({ params, client }) => {
+    const text = params.prompt.map((block) => (block.type === "text" ? block.text : "")).join("");
+    const say = (line) => {
+      if (runs) appendFileSync(join(runs, `${process.pid}.replies`), `${line}\n`);
+      return client.notify(acp.methods.client.session.update, {
+        sessionId: params.sessionId,
+        update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: `${line}\n` } },
+      });
+    };
+    cancelled = false;
+    await say(`capabilities ${JSON.stringify(initialize?.clientCapabilities)} mode ${mode}`);
+    for (const line of text.split("\n").filter((l) => l.trim())) {
+      if (line.trim() === "refuse") return { stopReason: "refusal" };
+      // A cancelled turn ends after the scenario in progress (its pending permission is answered `cancelled`).
+      await scenario(client, params.sessionId, line, say);
+      if (cancelled) return { stopReason: "cancelled" };
+    }
+    return { stopReason: "end_turn" };
+  });
+
+log("ready");
+const connection = app.connect(acp.ndJsonStream(Writable.toWeb(process.stdout), Readable.toWeb(process.stdin)));
+await connection.closed;
+log("connection closed");

@@ -1,0 +1,236 @@
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { ApprovalRequest } from "@venom/proto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { cleanupAll, cli, ORCH_BIN } from "../../../testkit/daemon.js";
+import { type Stack, startStack } from "./stack.js";
+
+afterAll(cleanupAll);
+
+/** The shipped fake ACP agent: acts out the scenario its prompt names. */
+const ACP_AGENT = fileURLToPath(new URL("../agents/acp-agent.mjs", import.meta.url));
+const ACP_CONFIG = `[agents.fake]\nexecutable = "${ACP_AGENT}"\nacp = true\n`;
+
+/** Approve everything but the tools named. */
+const denying =
+  (...tools: string[]) =>
+  (request: ApprovalRequest) =>
+    tools.includes(request.tool) ? "deny" : "approve";
+
+function alive(pid: number): boolean {
+  try {
+    return !/^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, "utf8"));
+  } catch {
+    return false;
+  }
+}
+
+function rssKiB(pid: number): number {
+  return Number(/^VmRSS:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1]);
+}
+
+function jobs(stack: Stack): Record<string, unknown>[] {
+  return JSON.parse(cli({ env: stack.orch.env, bin: ORCH_BIN }, ["jobs", "--json"]).stdout).jobs;
+}
+
+describe("venom-orch: ACP agents (a client that grants nothing)", () => {
+  let stack: Stack;
+  beforeAll(async () => {
+    stack = await startStack({ config: ACP_CONFIG });
+  }, 60_000);
+
+  it("declares no fs or terminal capability, opens a session in the resolved cwd with no MCP servers, and gets the reply from the protocol", async () => {
+    const { client, asked } = await stack.person();
+    const result = await client.callTool("agent", { agent: "fake", prompt: "title hello" });
+    expect(result.status).toBe("ok");
+    expect(result.content).toMatch(
+      /capabilities \{"fs":\{"readTextFile":false,"writeTextFile":false\},"terminal":false[,}].* mode default/,
+    );
+    const name = (result.data as { name: string }).name;
+    // The launch was asked (over ACP, said so), the tool call was a plain read: not asked.
+    expect(asked.map((a) => a.tool)).toEqual(["agent"]);
+    expect(asked[0]?.summary).toMatch(/^launch fake over ACP in \./);
+    // It ran in a pipe pane: argv without the prompt, the workspace as cwd (session/new said so on stderr).
+    const [run] = stack.runs("fake");
+    expect(run?.argv).toEqual([]);
+    expect(run?.cwd).toBe(stack.workspace);
+    expect(jobs(stack).find((j) => j.name === name)).toMatchObject({ transport: "acp", state: "done", refusedRequests: 0 });
+    client.close();
+  });
+
+  it("refuses every agent-to-client request with a JSON-RPC error (fs, terminal, elicitation, unknown) and counts them in the job", async () => {
+    const { client } = await stack.person();
+    const methods = ["fs/read_text_file", "fs/write_text_file", "terminal/create", "elicitation/create", "x/unknown"];
+    const result = await client.callTool("agent", { agent: "fake", prompt: methods.map((m) => `ask-client ${m}`).join("\n") });
+    expect(result.status).toBe("ok");
+    for (const method of methods) expect(result.content).toMatch(new RegExp(`ask-client ${method}: error -32601 .*refused`));
+    expect(result.content).not.toContain("answered");
+    expect(jobs(stack).find((j) => j.name === (result.data as { name: string }).name)).toMatchObject({ refusedRequests: methods.length });
+    client.close();
+  });
+
+  it("asks the launching session with a risk from the tool kind, remembered by toolCallId; plain reads pass under on-risk", async () => {
+    const { client, asked } = await stack.person();
+    const prompt = [
+      "tool read src/a.ts",
+      "tool read .env",
+      "tool search src",
+      "tool think plan",
+      "tool edit a.txt",
+      "tool delete b.txt",
+      "tool move c.txt",
+      "tool execute ls",
+      "tool fetch url",
+      "tool other x",
+      "tool switch_mode x",
+      "tool none x",
+      "remembered edit",
+    ].join("\n");
+    const result = await client.callTool("agent", { agent: "fake", prompt });
+    expect(result.status).toBe("ok");
+    const label = `[${(result.data as { name: string }).name} acp]`;
+    const relayed = asked.slice(1).map((a) => [a.label === label ? "[fake-3 acp]" : a.label, a.tool, a.risk]);
+    expect(relayed).toEqual([
+      ["[fake-3 acp]", "acp read", "secret-read"],
+      ["[fake-3 acp]", "acp edit", "write"],
+      ["[fake-3 acp]", "acp delete", "write"],
+      ["[fake-3 acp]", "acp move", "write"],
+      ["[fake-3 acp]", "acp execute", "process"],
+      ["[fake-3 acp]", "acp fetch", "network"],
+      ["[fake-3 acp]", "acp other", "process"],
+      ["[fake-3 acp]", "acp switch_mode", "process"],
+      ["[fake-3 acp]", "acp (no kind)", "process"],
+      ["[fake-3 acp]", "acp edit", "write"],
+    ]);
+    // Approved means allow_once, never allow_always, whatever the agent offers.
+    expect(result.content).toContain("tool read: selected allow_once");
+    expect(result.content).toContain("tool edit: selected allow_once");
+    expect(result.content).toContain("remembered edit: selected allow_once");
+    expect(result.content).not.toContain("allow_always");
+    client.close();
+  });
+
+  it("a denial selects reject_once; with no reject option, or no allow_once to approve with, the request is cancelled and so is the turn", async () => {
+    const { client } = await stack.person(denying("acp edit"));
+    const denied = await client.callTool("agent", { agent: "fake", prompt: "tool edit a.txt\ntool execute ls" });
+    expect(denied.content).toContain("tool edit: selected reject_once");
+    expect(denied.content).toContain("tool execute: selected allow_once");
+    const noReject = await client.callTool("agent", { agent: "fake", prompt: "noreject\ntool execute never-reached" });
+    expect(noReject.content).toContain("noreject: cancelled");
+    expect(noReject.content).not.toContain("never-reached");
+    expect(noReject.data).toMatchObject({ result: "cancelled" });
+    client.close();
+    const approving = await stack.person();
+    const onlyAlways = await approving.client.callTool("agent", { agent: "fake", prompt: "onlyalways" });
+    expect(onlyAlways.content).toContain("onlyalways: cancelled");
+    expect(onlyAlways.content).not.toContain("allow_always");
+    approving.client.close();
+  });
+
+  it("with nobody to ask (a background job, a launcher without autoApprove), a permission request is rejected", async () => {
+    const { client, asked } = await stack.person();
+    const launched = await client.callTool("agent", { agent: "fake", prompt: "tool execute ls\ntool read a.ts", background: true });
+    expect(launched.status).toBe("ok");
+    const name = (launched.data as { name: string }).name;
+    await expect.poll(() => jobs(stack).find((j) => j.name === name)?.state, { timeout: 30_000 }).toBe("done");
+    expect(asked.map((a) => a.tool)).toEqual(["agent"]);
+    const replies = stack.replies("fake").at(-1);
+    expect(replies).toContain("tool execute: selected reject_once");
+    expect(replies).toContain("tool read: selected allow_once");
+    client.close();
+  });
+
+  it("a refusal is declined; a cancel while a permission request waits answers it cancelled and ends the turn", async () => {
+    const { client } = await stack.person();
+    const refused = await client.callTool("agent", { agent: "fake", prompt: "refuse" });
+    expect(refused.status).toBe("failed");
+    expect(refused.data).toMatchObject({ result: "declined" });
+    expect(refused.error?.message).toMatch(/declined/);
+    // The person never answers; the job is cancelled meanwhile.
+    const waiting = await stack.person((request) => (request.tool === "agent" ? "approve" : (new Promise(() => undefined) as never)));
+    const held = waiting.client.callTool("agent", { agent: "fake", prompt: "hold" });
+    await expect
+      .poll(() => jobs(stack).find((j) => j.state === "awaiting-approval")?.pending, { timeout: 30_000 })
+      .toMatch(/^\[fake-\d+ acp\] acp execute$/);
+    const name = jobs(stack).find((j) => j.state === "awaiting-approval")?.name as string;
+    const shown = cli({ env: stack.orch.env, bin: ORCH_BIN }, ["jobs"]).stdout;
+    expect(shown).toMatch(new RegExp(`${name} .*awaiting-approval.*\\[${name} acp\\] acp execute`));
+    expect((await client.callTool("agent_cancel", { job: name })).status).toBe("ok");
+    const result = await held;
+    expect(result.status).toBe("uncertain");
+    expect(result.content).toContain("hold: cancelled");
+    expect(jobs(stack).find((j) => j.name === name)).toMatchObject({ state: "cancelled", pending: null });
+    waiting.client.close();
+    client.close();
+  });
+
+  it("a frame over the limit fails that job and nothing else; a flood of stdout grows no daemon's memory without bound", async () => {
+    const { client } = await stack.person();
+    const oversized = await client.callTool("agent", { agent: "fake", prompt: "oversized" });
+    expect(oversized.status).toBe("failed");
+    expect(oversized.content).toMatch(/over the 1048576-byte frame limit/);
+    const before = { mux: rssKiB(stack.mux.proc.pid as number), orch: rssKiB(stack.orch.proc.pid as number) };
+    const flood = await client.callTool("agent", { agent: "fake", prompt: "flood 256" }, { timeoutSeconds: 300 });
+    expect(flood.status).toBe("ok");
+    expect(flood.content).toContain("flood: done");
+    // 256 MiB went through; each daemon kept at most a bounded window of it.
+    expect(rssKiB(stack.mux.proc.pid as number) - before.mux).toBeLessThan(96 * 1024);
+    expect(rssKiB(stack.orch.proc.pid as number) - before.orch).toBeLessThan(96 * 1024);
+    const after = await client.callTool("agent", { agent: "fake", prompt: "title still served" });
+    expect(after.status).toBe("ok");
+    client.close();
+  }, 400_000);
+
+  it("gives the agent the same trust as a CLI agent: allow-listed env, private home, markers, group kill of a stubborn grandchild", async () => {
+    const { client } = await stack.person();
+    const result = await client.callTool("agent", { agent: "fake", prompt: "stubborn" });
+    expect(result.status).toBe("ok");
+    const stubborn = Number(/stubborn (\d+)/.exec(result.content)?.[1]);
+    await expect.poll(() => alive(stubborn), { timeout: 20_000 }).toBe(false);
+    const run = stack.runs("fake").at(-1);
+    expect(run?.env.HOME).toBe(join(stack.home, "agents", "fake"));
+    expect(run?.env.VENOM_DELEGATION_DEPTH).toBe("1");
+    expect(run?.env.VENOM_PARENT).toMatch(/\/mux-/);
+    expect(Object.keys(run?.env ?? {}).filter((k) => /KEY|TOKEN|SECRET/.test(k))).toEqual([]);
+    client.close();
+  });
+
+  it("relays a call to venom-echo made from inside an ACP agent to the person, labelled with the chain", async () => {
+    const { client, asked } = await stack.person();
+    const result = await client.callTool("agent", { agent: "fake", prompt: "echo-write notes.txt from acp" });
+    expect(result.status).toBe("ok");
+    expect(readFileSync(join(stack.workspace, "notes.txt"), "utf8")).toBe("from acp");
+    expect(asked.map((a) => [a.label, a.tool])).toContainEqual([expect.stringMatching(/^\[echo via fake-\d+ depth 1\]$/), "write"]);
+    client.close();
+  });
+
+  it("escapes and redacts tool titles in progress lines, and never shows tool output or the agent's text there", async () => {
+    const events: unknown[] = [];
+    const { client } = await stack.person(undefined, { onEvent: (method, params) => method === "event/agent" && events.push(params) });
+    const result = await client.callTool("agent", {
+      agent: "fake",
+      prompt: "title curl -H Bearer sk-abcdefghijklmnopqrstuv \u001b]0;pwned\u0007 ok",
+    });
+    expect(result.status).toBe("ok");
+    const details = events.map((e) => (e as { detail?: string }).detail ?? "").join("\n");
+    expect(details).toContain("tool read: curl -H Bearer [redacted]");
+    expect(details).not.toContain("sk-abcdefghijklmnop");
+    expect(details).not.toContain("\u001b");
+    expect(details).not.toContain("capabilities");
+    client.close();
+  });
+});
+
+describe("venom-orch: ACP with permissions = full", () => {
+  it("switches the agent into its own mode that asks nothing, relays nothing, and says so before launch", async () => {
+    const stack = await startStack({ config: `[agents.claude]\nexecutable = "${ACP_AGENT}"\nacp = true\npermissions = "full"\n` });
+    const { client, asked } = await stack.person();
+    const result = await client.callTool("agent", { agent: "claude", prompt: "title x" });
+    expect(result.status).toBe("ok");
+    expect(result.content).toContain("mode bypassPermissions");
+    expect(asked[0]?.summary).toMatch(/launch claude over ACP in \. with FULL PERMISSIONS \(its own session mode that asks nothing/);
+    expect(existsSync(join(stack.home, "agents", "claude"))).toBe(true);
+    client.close();
+  });
+});
