@@ -2,7 +2,8 @@
 // home; shipped local demo agents (no network, no model) run in venom-mux panes.
 // One writes a file through venom-echo and waits for your approval, one tries
 // to read outside the workspace, one tries `venom-mux stop` from its pane, one
-// delegates to a nested agent through a nested venom-orch. Without a terminal
+// delegates to a nested agent through a nested venom-orch, and one speaks ACP
+// (its permission requests come to you). Without a terminal
 // the demo answers the approvals itself and prints what was asked and answered;
 // on a terminal it asks you.
 import { execFileSync } from "node:child_process";
@@ -15,6 +16,7 @@ import { terminalGate, VenomClient } from "@venom/runtime/cli";
 const bin = (app) => fileURLToPath(new URL(`../apps/${app}/dist/main.js`, import.meta.url));
 const BINS = { echo: bin("venom-echo"), mux: bin("multiplexer-lite"), orch: bin("orchestrator-lite") };
 const agent = fileURLToPath(new URL("../apps/orchestrator-lite/agents/demo-agent.mjs", import.meta.url));
+const acpAgent = fileURLToPath(new URL("../apps/orchestrator-lite/agents/acp-agent.mjs", import.meta.url));
 
 const root = mkdtempSync(join(tmpdir(), "venom-demo-"));
 const home = join(root, "home");
@@ -27,6 +29,8 @@ writeFileSync(
     ...["writer", "reader", "stopper"].map((name) => `[agents.${name}]\nexecutable = "${agent}"\n`),
     // The nested venom-orch hands its prompt to the writer.
     `[agents.venom]\nargs = ["run", "writer", "--"]\n`,
+    // An agent that speaks the Agent Client Protocol: its permission requests come to you, its fs/terminal requests are refused.
+    `[agents.acp-demo]\nexecutable = "${acpAgent}"\nacp = true\n`,
   ].join("\n"),
 );
 const env = { ...process.env, VENOM_HOME: home };
@@ -86,6 +90,11 @@ try {
   );
   console.log(
     `  nested.txt now holds: ${existsSync(join(workspace, "nested.txt")) ? readFileSync(join(workspace, "nested.txt"), "utf8") : "(nothing)"}`,
+  );
+  await run(
+    "an ACP agent: a plain read runs, an edit asks you (allow once, never always), its request to read a file through venom-orch is refused",
+    "acp-demo",
+    "tool read README.md\ntool edit notes.txt\nask-client fs/read_text_file",
   );
 } finally {
   // Never leave a daemon behind, even if a step above failed.

@@ -1,7 +1,16 @@
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { type ApprovalGate, type ApprovalRequest, askApproval, fitEncoded, type Grant, type PaneInfo, parseMarkers } from "@venom/proto";
+import {
+  type ApprovalGate,
+  type ApprovalRequest,
+  askApproval,
+  fitEncoded,
+  type Grant,
+  type PaneInfo,
+  parseMarkers,
+  policyDecision,
+} from "@venom/proto";
 import { answers, type Logger, listRecords, VenomClient, type VenomHome } from "@venom/runtime";
 import { PaneStdio } from "./acp/pane-stdio.js";
 import { runAcp } from "./acp/session.js";
@@ -266,7 +275,10 @@ export class Orchestrator {
    */
   async #relay(live: LiveJob, request: ApprovalRequest): Promise<"approve" | "deny"> {
     const { launcher, record } = live;
-    this.#update(live, { state: "awaiting-approval", pending: `${request.label} ${request.tool}` }, `${request.label} ${request.tool}`);
+    // Only a question someone will see makes the job wait; what the policy answers alone does not.
+    const asks = policyDecision(launcher.grant.policy, request.risk) === "ask" && !record.background && launcher.gate !== null;
+    if (asks)
+      this.#update(live, { state: "awaiting-approval", pending: `${request.label} ${request.tool}` }, `${request.label} ${request.tool}`);
     try {
       const outcome = await askApproval(launcher.grant, launcher.gate, request, live.controller.signal, record.background);
       this.logger.info({ job: record.id, tool: request.tool, allowed: outcome.allowed }, "relayed approval answered");

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { ApprovalRequest } from "@venom/proto";
@@ -231,6 +231,32 @@ describe("venom-orch: ACP with permissions = full", () => {
     expect(result.content).toContain("mode bypassPermissions");
     expect(asked[0]?.summary).toMatch(/launch claude over ACP in \. with FULL PERMISSIONS \(its own session mode that asks nothing/);
     expect(existsSync(join(stack.home, "agents", "claude"))).toBe(true);
+    client.close();
+  });
+});
+
+describe("venom-orch: transport = auto", () => {
+  it("takes the adapter's ACP entry point when it resolves, else its CLI, and agents list says which", async () => {
+    const stack = await startStack({
+      fakes: ["claude", "codex"],
+      config: `[agents.claude]\ntransport = "auto"\n[agents.codex]\ntransport = "auto"\n`,
+    });
+    symlinkSync(ACP_AGENT, join(stack.userHome, ".local", "bin", "claude-agent-acp"));
+    const listed = JSON.parse(cli({ env: stack.orch.env, bin: ORCH_BIN }, ["agents", "list", "--json"]).stdout).agents;
+    expect(listed.find((a: { agent: string }) => a.agent === "claude")).toMatchObject({
+      transport: "acp",
+      executable: expect.stringMatching(/claude-agent-acp$/),
+    });
+    expect(listed.find((a: { agent: string }) => a.agent === "codex")).toMatchObject({
+      transport: "cli",
+      executable: expect.stringMatching(/codex$/),
+    });
+    expect(cli({ env: stack.orch.env, bin: ORCH_BIN }, ["agents", "list"]).stdout).toMatch(/claude +offered: \S+claude-agent-acp \(ACP\)/);
+    const { client } = await stack.person();
+    expect((await client.callTool("agent", { agent: "claude", prompt: "title x" })).content).toContain("capabilities");
+    // codex-acp does not resolve: the codex CLI runs with the prompt as its last argument.
+    expect((await client.callTool("agent", { agent: "codex", prompt: "title x" })).status).toBe("ok");
+    expect(stack.runs("codex").at(-1)?.argv).toEqual(["exec", "title x"]);
     client.close();
   });
 });

@@ -38,7 +38,7 @@ function list(all: Adapter[], json: boolean, io: { out(line: string): void }): n
     return {
       agent: adapter.name,
       offered: resolution.offered,
-      ...(resolution.offered ? { executable: resolution.argv0.join(" ") } : { why: resolution.why }),
+      ...(resolution.offered ? { executable: resolution.argv0.join(" "), transport: resolution.transport } : { why: resolution.why }),
       permissions: adapter.permissions,
     };
   });
@@ -46,7 +46,8 @@ function list(all: Adapter[], json: boolean, io: { out(line: string): void }): n
   else
     for (const row of rows) {
       const full = row.permissions === "full" ? " FULL PERMISSIONS" : "";
-      io.out(`${row.agent.padEnd(8)} ${"executable" in row ? `offered: ${row.executable}${full}` : `not offered: ${row.why}`}`);
+      const acp = "transport" in row && row.transport === "acp" ? " (ACP)" : "";
+      io.out(`${row.agent.padEnd(8)} ${"executable" in row ? `offered: ${row.executable}${acp}${full}` : `not offered: ${row.why}`}`);
     }
   return Exit.ok;
 }
