@@ -251,14 +251,17 @@ export const LEDGER: readonly LedgerSection[] = [
       ],
       [
         "SCV declares no client file-system or terminal capabilities and refuses every `fs/*`, `terminal/*`, or other agent-to-client request, so the agent cannot use SCV to read, write, or run anything.",
-        "orch",
+        ["orch/acp-no-capabilities", "orch/acp-refuses-agent-requests"],
       ],
       [
         "The agent's own `session/request_permission` requests go through the calling session's approval gate (labelled `[claude-1 acp]`) with a risk derived from the ACP tool kind in the same way as SCV's own tools: reads are read-only unless they touch a secret-like path, edits are file-system work, commands are processes, and fetches are network.",
-        "orch",
+        ["orch/acp-risk-by-kind"],
       ],
-      ["Under the default `on-risk` policy a relayed read is therefore approved without asking, like SCV's own `read`.", "orch"],
-      ["A denial selects the agent's reject option, and a relay without a gate rejects.", "orch"],
+      [
+        "Under the default `on-risk` policy a relayed read is therefore approved without asking, like SCV's own `read`.",
+        ["orch/acp-risk-by-kind"],
+      ],
+      ["A denial selects the agent's reject option, and a relay without a gate rejects.", ["orch/acp-reject-without-gate"]],
       [
         '`permissions = "full"` still turns the agent\'s own prompts off, through its own session mode or flag, so nothing is relayed then.',
         "orch",

@@ -1,4 +1,5 @@
 import type { Check } from "./check.js";
+import { acpChecks } from "./checks/acp.js";
 import { approvalChecks } from "./checks/approval.js";
 import { boundsChecks } from "./checks/bounds.js";
 import { containmentChecks } from "./checks/containment.js";
@@ -39,6 +40,7 @@ export const CHECKS: readonly Check[] = [
   ...identityChecks,
   ...paneChecks,
   ...orchChecks,
+  ...acpChecks,
   ...secretsChecks,
 ];
 

@@ -30,6 +30,11 @@ const TARGETS: Record<string, { pkg: string; app: string }> = {
 /** The probe agent the orch checks launch (`[agents.probe]`); see conformance/probe/agent.mjs. */
 export const PROBE_AGENT = fileURLToPath(new URL("../probe/agent.mjs", import.meta.url));
 
+/** The ACP agent the orch/acp-* checks launch (`[agents.acp-probe]`): the fake ACP agent venom-orch ships. */
+function acpProbe(): string {
+  return join(dirname(fileURLToPath(import.meta.resolve("@venom/orch"))), "..", "agents", "acp-agent.mjs");
+}
+
 /** Start one of our own daemons in a temporary VENOM_HOME and workspace, with a canary in its environment. */
 export async function startTarget(name: string): Promise<StartedTarget> {
   const target = TARGETS[name];
@@ -41,7 +46,11 @@ export async function startTarget(name: string): Promise<StartedTarget> {
   const env = { ...ownEnv(), VENOM_HOME: home, [CANARY_VARIABLE]: canary };
   // venom-orch launches the probe agent; it starts venom-mux in the same home on the first launch.
   if (name === "orch")
-    writeFileSync(join(home, "config.toml"), `[agents.probe]\nexecutable = ${JSON.stringify(PROBE_AGENT)}\n`, { mode: 0o600 });
+    writeFileSync(
+      join(home, "config.toml"),
+      `[agents.probe]\nexecutable = ${JSON.stringify(PROBE_AGENT)}\n[agents.acp-probe]\nexecutable = ${JSON.stringify(acpProbe())}\nacp = true\n`,
+      { mode: 0o600 },
+    );
   const child = spawn(process.execPath, [main, "serve", "--workspace", workspace], { env, stdio: ["ignore", "pipe", "pipe"] });
   let printed = "";
   const keep = (chunk: Buffer) => {

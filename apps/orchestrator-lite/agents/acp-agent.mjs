@@ -17,6 +17,8 @@
 //   title TEXT           a tool call titled TEXT (no permission asked)
 //   refuse               end the turn with stopReason "refusal"
 //   exit CODE            exit at once with CODE
+//   record               also keep the client's capabilities and every reply line in
+//                        .acp-agent-<pid>.json in the cwd (venom-conformance reads it there)
 //
 // Each scenario's result is one line of the reply (agent_message_chunk), so a
 // test reads what the client answered. It writes its environment, argv and
@@ -186,16 +188,27 @@ const app = acp
   })
   .onRequest(acp.methods.agent.session.prompt, async ({ params, client }) => {
     const text = params.prompt.map((block) => (block.type === "text" ? block.text : "")).join("");
+    cancelled = false;
+    const lines = text.split("\n").filter((l) => l.trim());
+    const replies = [];
+    const keep = lines[0]?.trim() === "record";
+    const save = () =>
+      keep &&
+      writeFileSync(
+        join(process.cwd(), `.acp-agent-${process.pid}.json`),
+        JSON.stringify({ capabilities: initialize?.clientCapabilities, replies }),
+      );
     const say = (line) => {
       if (runs) appendFileSync(join(runs, `${process.pid}.replies`), `${line}\n`);
+      replies.push(line);
+      save();
       return client.notify(acp.methods.client.session.update, {
         sessionId: params.sessionId,
         update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: `${line}\n` } },
       });
     };
-    cancelled = false;
     await say(`capabilities ${JSON.stringify(initialize?.clientCapabilities)} mode ${mode}`);
-    for (const line of text.split("\n").filter((l) => l.trim())) {
+    for (const line of keep ? lines.slice(1) : lines) {
       if (line.trim() === "refuse") return { stopReason: "refusal" };
       // A cancelled turn ends after the scenario in progress (its pending permission is answered `cancelled`).
       await scenario(client, params.sessionId, line, say);
