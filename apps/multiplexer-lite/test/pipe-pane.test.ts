@@ -1,4 +1,5 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ErrorCode } from "@venom/proto";
 import type { VenomClient } from "@venom/runtime";
@@ -100,6 +101,23 @@ describe("venom-mux: pipe panes (stdio pipes instead of a pty)", () => {
     await expect.poll(() => alive(pane.pid) || alive(stubborn), { timeout: 20_000 }).toBe(false);
     await expect.poll(() => JSON.parse(cli(mux, ["ls", "--json"]).stdout).length, { timeout: 20_000 }).toBe(0);
     await mux.stop();
+  });
+
+  it("are cleaned up after a crash of the daemon exactly as pty panes: the restarted daemon stops the recorded group", async () => {
+    const mux = await startMux();
+    const { client, out } = await pipeClient(mux);
+    const pane = await client.request("pane/new", { argv: [UPPER], name: "acp-1", mode: "pipe", envPolicy: "delegated" });
+    await stdin(client, "acp-1", "spawn-stubborn\n");
+    await expect.poll(() => out.text, { timeout: 20_000 }).toMatch(/stubborn \d+/);
+    const stubborn = Number(/stubborn (\d+)/.exec(out.text)?.[1]);
+    mux.proc.kill("SIGKILL");
+    await new Promise((r) => mux.proc.once("exit", r));
+    client.close();
+    expect(alive(stubborn)).toBe(true);
+    const again = await startMux({ home: mux.home, workspace: mux.workspace });
+    await expect.poll(() => alive(pane.pid) || alive(stubborn), { timeout: 20_000 }).toBe(false);
+    expect(readdirSync(join(mux.home, "state", "delegations"))).toEqual([]);
+    await again.stop();
   });
 
   it("cut off a connection that does not read the stdout it asked for, without buffering the flood", { timeout: 120_000 }, async () => {

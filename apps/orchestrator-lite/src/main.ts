@@ -22,7 +22,7 @@ const program: Program = {
   outside: "Run it from a terminal outside Venom's delegated processes (not from an agent's pane).",
   limits: [
     "Agents run as your user, unconfined, in venom-mux panes: each gets an allow-listed environment (no API keys, tokens or other agents' credentials) and a private HOME under $VENOM_HOME/agents/NAME, but it can still read and write whatever your user can.",
-    "Approvals of Venom's own daemons (venom-echo, venom-mux, venom-orch) called from inside an agent's pane come back to you; what an agent does with its own tools is decided by the agent (permissions = \"full\" turns its own prompts off), except an agent reached over ACP ([agents.NAME] acp = true or transport = \"acp\"|\"auto\"): its permission requests come to you too, and venom-orch refuses its every file-system and terminal request.",
+    'Approvals of Venom\'s own daemons (venom-echo, venom-mux, venom-orch) called from inside an agent\'s pane come back to you; what an agent does with its own tools is decided by the agent (permissions = "full" turns its own prompts off), except an agent reached over ACP ([agents.NAME] acp = true or transport = "acp"|"auto"): its permission requests come to you too, and venom-orch refuses its every file-system and terminal request.',
     "Delegation bookkeeping is cooperative: an agent that clears its environment and leaves its process tree is not recognised as a delegate.",
   ],
 };

@@ -165,6 +165,15 @@ describe("venom-orch: ACP agents (a client that grants nothing)", () => {
     client.close();
   });
 
+  it("a timeout answers the pending permission request cancelled, ends the turn and stops the agent", async () => {
+    const waiting = await stack.person((request) => (request.tool === "agent" ? "approve" : (new Promise(() => undefined) as never)));
+    const result = await waiting.client.callTool("agent", { agent: "fake", prompt: "hold" }, { timeoutSeconds: 5 });
+    expect(result.status).toBe("failed");
+    expect(result.data).toMatchObject({ result: "timeout" });
+    expect(result.content).toContain("hold: cancelled");
+    waiting.client.close();
+  });
+
   it("a frame over the limit fails that job and nothing else; a flood of stdout grows no daemon's memory without bound", async () => {
     const { client } = await stack.person();
     const oversized = await client.callTool("agent", { agent: "fake", prompt: "oversized" });
