@@ -5,6 +5,7 @@ import { join } from "node:path";
 import type { PaneInfo } from "@venom/proto";
 import { afterAll, describe, expect, it } from "vitest";
 import { cleanupAll, cli, connect, MUX_BIN, RawClient, startMux, type TestDaemon } from "../../../testkit/daemon.js";
+import { alive } from "../../../testkit/proc.js";
 
 afterAll(cleanupAll);
 
@@ -17,14 +18,6 @@ async function screenMatches(daemon: TestDaemon, target: string, pattern: RegExp
     await new Promise((r) => setTimeout(r, 50));
   }
   throw new Error(`pane ${target} never showed ${pattern}:\n${last}`);
-}
-
-function alive(pid: number): boolean {
-  try {
-    return !/^\d+ \(.*\) [ZX] /.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
-  } catch {
-    return false;
-  }
 }
 
 const shell = ["--", "bash", "--norc", "--noprofile"];

@@ -1,27 +1,15 @@
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ErrorCode } from "@venom/proto";
 import type { VenomClient } from "@venom/runtime";
 import { afterAll, describe, expect, it } from "vitest";
 import { cleanupAll, cli, connect, RawClient, startMux } from "../../../testkit/daemon.js";
+import { alive, rssKiB } from "../../../testkit/proc.js";
 
 afterAll(cleanupAll);
 
 const UPPER = fileURLToPath(new URL("./fixtures/pipe-upper.mjs", import.meta.url));
-
-/** A process that exists and is not a zombie. */
-function alive(pid: number): boolean {
-  try {
-    return !/^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, "utf8"));
-  } catch {
-    return false;
-  }
-}
-
-function rssKiB(pid: number): number {
-  return Number(/^VmRSS:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1]);
-}
 
 /** A client that keeps what arrives on a pipe pane's stdout. */
 async function pipeClient(mux: Awaited<ReturnType<typeof startMux>>) {
@@ -39,6 +27,15 @@ async function pipeClient(mux: Awaited<ReturnType<typeof startMux>>) {
 
 function stdin(client: VenomClient, target: string, text: string, end = false) {
   return client.request("pane/stdin", { target, data: Buffer.from(text).toString("base64"), ...(end ? { end } : {}) });
+}
+
+/** A delegated pipe pane whose program has left a grandchild that ignores HUP and TERM. */
+async function stubbornPipe(mux: Awaited<ReturnType<typeof startMux>>) {
+  const { client, out } = await pipeClient(mux);
+  const pane = await client.request("pane/new", { argv: [UPPER], name: "acp-1", mode: "pipe", envPolicy: "delegated" });
+  await stdin(client, "acp-1", "spawn-stubborn\n");
+  await expect.poll(() => out.text, { timeout: 20_000 }).toMatch(/stubborn \d+/);
+  return { client, pane, stubborn: Number(/stubborn (\d+)/.exec(out.text)?.[1]) };
 }
 
 describe("venom-mux: pipe panes (stdio pipes instead of a pty)", () => {
@@ -89,12 +86,8 @@ describe("venom-mux: pipe panes (stdio pipes instead of a pty)", () => {
 
   it("end with the connection that created them: the whole group, a grandchild that ignores HUP and TERM included, and the record", async () => {
     const mux = await startMux();
-    const { client, out } = await pipeClient(mux);
     // lifetime is not asked for: a pipe pane's stdio is its connection's, so it is bound to it anyway.
-    const pane = await client.request("pane/new", { argv: [UPPER], name: "acp-1", mode: "pipe", envPolicy: "delegated" });
-    await stdin(client, "acp-1", "spawn-stubborn\n");
-    await expect.poll(() => out.text, { timeout: 20_000 }).toMatch(/stubborn \d+/);
-    const stubborn = Number(/stubborn (\d+)/.exec(out.text)?.[1]);
+    const { client, pane, stubborn } = await stubbornPipe(mux);
     expect(alive(stubborn)).toBe(true);
     expect(existsSync(`${mux.home}/state/delegations`)).toBe(true);
     client.close();
@@ -105,11 +98,7 @@ describe("venom-mux: pipe panes (stdio pipes instead of a pty)", () => {
 
   it("are cleaned up after a crash of the daemon exactly as pty panes: the restarted daemon stops the recorded group", async () => {
     const mux = await startMux();
-    const { client, out } = await pipeClient(mux);
-    const pane = await client.request("pane/new", { argv: [UPPER], name: "acp-1", mode: "pipe", envPolicy: "delegated" });
-    await stdin(client, "acp-1", "spawn-stubborn\n");
-    await expect.poll(() => out.text, { timeout: 20_000 }).toMatch(/stubborn \d+/);
-    const stubborn = Number(/stubborn (\d+)/.exec(out.text)?.[1]);
+    const { client, pane, stubborn } = await stubbornPipe(mux);
     mux.proc.kill("SIGKILL");
     await new Promise((r) => mux.proc.once("exit", r));
     client.close();

@@ -4,6 +4,7 @@ import { fileURLToPath } from "node:url";
 import type { ApprovalRequest } from "@venom/proto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cleanupAll, cli, ORCH_BIN } from "../../../testkit/daemon.js";
+import { alive, rssKiB } from "../../../testkit/proc.js";
 import { type Stack, startStack } from "./stack.js";
 
 afterAll(cleanupAll);
@@ -17,18 +18,6 @@ const denying =
   (...tools: string[]) =>
   (request: ApprovalRequest) =>
     tools.includes(request.tool) ? "deny" : "approve";
-
-function alive(pid: number): boolean {
-  try {
-    return !/^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, "utf8"));
-  } catch {
-    return false;
-  }
-}
-
-function rssKiB(pid: number): number {
-  return Number(/^VmRSS:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1]);
-}
 
 function jobs(stack: Stack): Record<string, unknown>[] {
   return JSON.parse(cli({ env: stack.orch.env, bin: ORCH_BIN }, ["jobs", "--json"]).stdout).jobs;

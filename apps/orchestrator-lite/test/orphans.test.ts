@@ -1,17 +1,9 @@
-import { readFileSync } from "node:fs";
 import { afterAll, describe, expect, it } from "vitest";
 import { cleanupAll, cli, startOrch } from "../../../testkit/daemon.js";
+import { alive } from "../../../testkit/proc.js";
 import { startStack } from "./stack.js";
 
 afterAll(cleanupAll);
-
-function alive(pid: number): boolean {
-  try {
-    return !/^\d+ \(.*\) [ZX] /.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
-  } catch {
-    return false;
-  }
-}
 
 describe("venom-orch killed mid-run", () => {
   it("venom-mux stops that owner's agent panes, and a restarted venom-orch reports what was stopped", async () => {
