@@ -91,7 +91,11 @@ export async function runAcp(run: AcpRun): Promise<AcpOutcome> {
     const kind = toolCall.kind ?? kinds.get(toolCall.toolCallId) ?? null;
     const answer = run.signal.aborted
       ? "cancelled"
-      : await new Promise<Answer>((resolve) => {
+      : await new Promise<Answer>((settle) => {
+          const resolve = (answer: Answer) => {
+            pending.delete(resolve);
+            settle(answer);
+          };
           pending.add(resolve);
           run
             .ask({
