@@ -1,6 +1,7 @@
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
+import type { StopReason } from "@agentclientprotocol/sdk";
 import {
   type ApprovalGate,
   type ApprovalRequest,
@@ -59,6 +60,9 @@ const TAIL_LINES = 2000;
 const TAIL_BYTES = 16 * 1024;
 /** How long a launch may take to show its argv in /proc before it counts as started anyway. */
 const EXEC_WAIT_MS = 5_000;
+
+/** A finished ACP turn's job state by its stop reason (a cancelled turn takes its stop's: cancelled or timeout); any other is failed. */
+const ACP_STATES: Partial<Record<StopReason, JobRecord["state"]>> = { end_turn: "done", refusal: "declined" };
 
 /** Why a job's signal was aborted. */
 class JobStop extends Error {
@@ -197,7 +201,7 @@ export class Orchestrator {
       this.#update(live, { pid: pane.pid, paneRecord });
       await startedWithArgv(pane.pid, request.argv);
       this.#update(live, { state: "running" });
-      if (stdio && request.acp) return await this.#acpTurn(live, request, client, pane, stdio);
+      if (stdio && request.acp) return await this.#acpTurn(live, request, request.acp, client, pane, stdio);
       const ended = await untilAborted(client.request("pane/wait", { target: pane.id }), signal);
       const tail = await this.#tail(client, pane.id);
       const exitCode = ended.pane.exitCode;
@@ -226,7 +230,14 @@ export class Orchestrator {
    * the protocol. `refusal` is declined; a stop (cancel, timeout) ends the turn
    * with session/cancel. The pane exiting first is a failure.
    */
-  async #acpTurn(live: LiveJob, request: LaunchRequest, client: VenomClient, pane: PaneInfo, stdio: PaneStdio): Promise<JobOutcome> {
+  async #acpTurn(
+    live: LiveJob,
+    request: LaunchRequest,
+    acp: NonNullable<LaunchRequest["acp"]>,
+    client: VenomClient,
+    pane: PaneInfo,
+    stdio: PaneStdio,
+  ): Promise<JobOutcome> {
     const { signal } = live.controller;
     const exited = client.request("pane/wait", { target: pane.id }).then((ended) => {
       const how = ended.pane.signal ? `signal ${ended.pane.signal}` : `exit ${ended.pane.exitCode}`;
@@ -235,9 +246,9 @@ export class Orchestrator {
     const turn = runAcp({
       name: live.record.name,
       cwd: request.cwd,
-      prompt: request.acp?.prompt ?? "",
+      prompt: acp.prompt,
       fullModes: request.adapter.permissions === "full" ? (request.adapter.acp?.fullModes ?? []) : null,
-      maxMessageBytes: request.acp?.maxMessageBytes ?? 0,
+      maxMessageBytes: acp.maxMessageBytes,
       stdio: { readable: stdio.readable, writable: stdio.writable(client, pane.id) },
       client: this.server,
       signal,
@@ -247,14 +258,7 @@ export class Orchestrator {
     });
     const outcome = await Promise.race([turn, exited]);
     const stop = signal.reason instanceof JobStop ? signal.reason.state : null;
-    const state =
-      outcome.stopReason === "end_turn"
-        ? "done"
-        : outcome.stopReason === "refusal"
-          ? "declined"
-          : outcome.stopReason === "cancelled"
-            ? (stop ?? "cancelled")
-            : "failed";
+    const state = ACP_STATES[outcome.stopReason] ?? stop ?? "cancelled";
     const note =
       outcome.note ??
       (state === "failed"

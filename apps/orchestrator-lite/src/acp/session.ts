@@ -111,18 +111,21 @@ export async function runAcp(run: AcpRun): Promise<AcpOutcome> {
             );
         });
     const { response, cancelTurn } = respond(answer, params.options);
-    if (cancelTurn && sessionId) {
+    if (cancelTurn) {
       note = `${answer === "approve" ? "approved, but the agent offered no allow_once option" : "denied, and the agent offered no reject_once option"}: its turn was cancelled`;
-      void agent.notify(acp.methods.agent.session.cancel, { sessionId }).catch(() => undefined);
+      cancel();
     }
     return response;
   }
 
-  // A stop (cancel, timeout) answers every pending permission `cancelled` and cancels the turn.
+  function cancel(): void {
+    if (sessionId) void agent.notify(acp.methods.agent.session.cancel, { sessionId }).catch(() => undefined);
+  }
+
+  // A stop (cancel, timeout) answers every pending permission `cancelled` (each leaves the set) and cancels the turn.
   const onStop = () => {
     for (const resolve of pending) resolve("cancelled");
-    pending.clear();
-    if (sessionId) void agent.notify(acp.methods.agent.session.cancel, { sessionId }).catch(() => undefined);
+    cancel();
   };
   run.signal.addEventListener("abort", onStop, { once: true });
   try {
