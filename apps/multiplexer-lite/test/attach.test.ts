@@ -100,7 +100,7 @@ describe("venom-mux attach", () => {
     // Output that appears after the detach keeps going into the pane.
     tmux.enter("sleep 1; echo still-running-$((3*3))");
     tmux.keys("C-b", "d");
-    const detached = await tmux.waitFor(/\[detached \(from pane %1\)\]\s*\nouter\$ ?$/m);
+    const detached = await tmux.waitFor(/\[detached \(from pane %0\)\]\s*\nouter\$ ?$/m);
     expect(detached).toContain("outer-marker");
     expect(detached).not.toContain("typed-42");
     await capturePoll(d, "a", ran("still-running-9"));
@@ -125,7 +125,7 @@ describe("venom-mux attach", () => {
     await tmux.waitFor(/^row 001\n(.*\n)*row 029$/m);
 
     tmux.keys("C-b", "d");
-    const shell = await tmux.waitFor(/\[detached \(from pane %1\)\]/);
+    const shell = await tmux.waitFor(/\[detached \(from pane %0\)\]/);
     expect(shell).toContain("outer-marker");
     expect(shell).not.toContain("row 0");
 
@@ -173,7 +173,7 @@ describe("venom-mux attach", () => {
     await one.waitFor(ran("from-two-4"));
 
     one.keys("C-b", "d");
-    await one.waitFor(/\[detached \(from pane %1\)\]/);
+    await one.waitFor(/\[detached \(from pane %0\)\]/);
     two.enter("echo still-two-$((3+3))");
     await two.waitFor(ran("still-two-6"));
   });
@@ -195,9 +195,9 @@ describe("venom-mux attach", () => {
 
     tmux.keys("C-b", "p");
     await tmux.waitFor((s) => ran("pane-a-marker").test(s) && !s.includes("pane-b-marker"));
-    tmux.keys("C-b", "2");
-    await tmux.waitFor((s) => ran("typed-in-b-25").test(s) && !s.includes("pane-a-marker"));
     tmux.keys("C-b", "1");
+    await tmux.waitFor((s) => ran("typed-in-b-25").test(s) && !s.includes("pane-a-marker"));
+    tmux.keys("C-b", "0");
     await tmux.waitFor((s) => ran("pane-a-marker").test(s) && !s.includes("pane-b-marker"));
     // n wraps around from the last pane to the first.
     tmux.keys("C-b", "n");
@@ -221,13 +221,13 @@ describe("venom-mux attach", () => {
 
     tmux.keys("C-b", "w");
     const list = await tmux.waitFor(/choose a pane/);
-    expect(list).toMatch(/^\* \(1\) %1 a: bash --norc --noprofile/m);
-    expect(list).toMatch(/^ {2}\(2\) %2 b: bash --norc --noprofile/m);
+    expect(list).toMatch(/^\* \(0\) %0 a: bash --norc --noprofile/m);
+    expect(list).toMatch(/^ {2}\(1\) %1 b: bash --norc --noprofile/m);
     tmux.keys("j", "Enter");
     await tmux.waitFor((s) => ran("pane-b-marker").test(s) && !s.includes("choose a pane"));
 
     tmux.keys("C-b", "w");
-    await tmux.waitFor(/^\* \(2\) %2 b/m);
+    await tmux.waitFor(/^\* \(1\) %1 b/m);
     tmux.keys("Up");
     tmux.keys("q");
     await tmux.waitFor((s) => ran("pane-b-marker").test(s) && !s.includes("choose a pane"));
@@ -253,7 +253,7 @@ describe("venom-mux attach", () => {
     await tmux.waitFor(/^:kill-pane$/m);
     tmux.keys("Enter");
     await tmux.waitFor((s) => ran("pane-b-marker").test(s) && !s.includes("pane-a-marker"));
-    expect(mux(d, "ls").stdout).toMatch(/^%2 b: .* running \(1 attached\)\n$/);
+    expect(mux(d, "ls").stdout).toMatch(/^%1 b: .* running \(1 attached\)\n$/);
 
     tmux.keys("C-b", ":");
     tmux.type("kill-pane");
@@ -275,12 +275,12 @@ describe("venom-mux attach", () => {
     await tmux.waitFor((s) => /^inner\$ ?$/m.test(s) && !s.includes("pane-a-marker"));
     tmux.enter("echo in-fresh-$((9*9))");
     await capturePoll(d, "fresh", ran("in-fresh-81"));
-    expect((await panes(d)).find((p) => p.name === "fresh")).toMatchObject({ id: "%2", argv: BASH, cols: 100, rows: 30, clients: 1 });
+    expect((await panes(d)).find((p) => p.name === "fresh")).toMatchObject({ id: "%1", argv: BASH, cols: 100, rows: 30, clients: 1 });
 
     tmux.keys("C-b", ":");
     tmux.type("rename-window renamed");
     tmux.keys("Enter");
-    await panesPoll(d, (list) => list.some((p) => p.id === "%2" && p.name === "renamed"), "the pane was never renamed");
+    await panesPoll(d, (list) => list.some((p) => p.id === "%1" && p.name === "renamed"), "the pane was never renamed");
 
     tmux.keys("C-b", ":");
     tmux.type("frobnicate");
@@ -397,7 +397,7 @@ describe("venom-mux attach", () => {
     tmux.enter("exit");
     const screen = await tmux.waitFor(/^\[exited\]\nouter\$ ?$/m);
     expect(screen).toContain("outer-marker");
-    expect((await panes(d))[0]).toMatchObject({ id: "%1", status: "exited", exitCode: 0 });
+    expect((await panes(d))[0]).toMatchObject({ id: "%0", status: "exited", exitCode: 0 });
   });
 
   it("restores the terminal and says so when the daemon dies while attached", async () => {
@@ -432,7 +432,7 @@ describe("venom-mux attach", () => {
     tmux.enter("stty -a | tr ' ' '\\n' | grep -x -e icanon -e -icanon -e echo -e -echo | tr '\\n' ' '; echo");
     await tmux.waitFor(/^icanon echo ?$/m);
     // The pane runs on.
-    expect((await panes(d))[0]).toMatchObject({ id: "%1", status: "running" });
+    expect((await panes(d))[0]).toMatchObject({ id: "%0", status: "running" });
   });
 
   it("takes the prefix from [mux] prefix in config.toml, and refuses XON/XOFF", async () => {
@@ -441,7 +441,7 @@ describe("venom-mux attach", () => {
     const tmux = terminal(d);
     await attach(tmux, "a", /^inner\$ ?$/m);
     tmux.keys("C-a", "d");
-    await tmux.waitFor(/\[detached \(from pane %1\)\]/);
+    await tmux.waitFor(/\[detached \(from pane %0\)\]/);
 
     for (const key of ["C-s", "C-q"]) {
       writeFileSync(join(d.home, "config.toml"), `[mux]\nprefix = "${key}"\n`);
