@@ -1,11 +1,15 @@
 import { writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { cli, MUX_BIN, type StartOptions, type TestDaemon } from "../../../testkit/daemon.js";
 import { AltScreenFilter } from "../src/attach/altscreen.js";
+import type { PaneInfo } from "@venom/proto";
+import { cells } from "../src/attach/cells.js";
 import { PrefixReader, parsePrefix } from "../src/attach/keys.js";
 import { words } from "../src/attach/prompt-commands.js";
+import { StatusGuard } from "../src/attach/status-guard.js";
+import { statusText } from "../src/attach/status-line.js";
 import { endedAfterEach, type Mux } from "./started.js";
 import { Tmux } from "./tmux.js";
 
@@ -122,7 +126,7 @@ describe("venom-mux attach", () => {
     tmux.enter("echo outer-marker");
     await attach(tmux, "a", /^inner\$ ?$/m);
     tmux.enter("less notes.txt");
-    await tmux.waitFor(/^row 001\n(.*\n)*row 029$/m);
+    await tmux.waitFor(/^row 001\n(.*\n)*row 028$/m);
 
     tmux.keys("C-b", "d");
     const shell = await tmux.waitFor(/\[detached \(from pane %0\)\]/);
@@ -130,7 +134,7 @@ describe("venom-mux attach", () => {
     expect(shell).not.toContain("row 0");
 
     const restored = await attach(tmux, "a", /^row 001$/m);
-    expect(restored).toMatch(/^row 029$/m);
+    expect(restored).toMatch(/^row 028$/m);
     expect(restored).not.toContain("outer-marker");
 
     // Leaving less takes the pane back to its normal screen, drawn from the server's model.
@@ -147,13 +151,52 @@ describe("venom-mux attach", () => {
     const tmux = terminal(d, { cols: 100, rows: 30 });
     await attach(tmux, "a", /^inner\$ ?$/m);
     tmux.enter("stty size");
-    await tmux.waitFor(/^30 100$/m);
-    expect((await panes(d))[0]).toMatchObject({ cols: 100, rows: 30 });
+    // One row is the status line's, as in tmux.
+    await tmux.waitFor(/^29 100$/m);
+    expect((await panes(d))[0]).toMatchObject({ cols: 100, rows: 29 });
 
     tmux.resize(80, 20);
-    await panesPoll(d, ([a]) => a?.cols === 80 && a.rows === 20, "the pane never took the new size");
+    await panesPoll(d, ([a]) => a?.cols === 80 && a.rows === 19, "the pane never took the new size");
     tmux.enter("clear; stty size");
-    await tmux.waitFor(/^20 80$/m);
+    await tmux.waitFor(/^19 80$/m);
+  });
+
+  it("shows tmux's status line below the pane: the panes, the one shown (*) and the last (-), kept there by scrolling and clear", async () => {
+    const d = await daemon();
+    await pane(d, "a", "pane-a-marker");
+    await pane(d, "b", "pane-b-marker");
+    const tmux = terminal(d, { cols: 100, rows: 30 });
+    await attach(tmux, "a", ran("pane-a-marker"));
+    const label = basename(d.workspace);
+    const bottom = (screen: string) => (screen.split("\n")[29] ?? "").trimEnd();
+    await tmux.waitFor((s) => bottom(s) === `[${label}] 0:a* 1:b`);
+
+    // Output that scrolls the pane scrolls above the status line; clearing the pane's screen draws it again.
+    tmux.enter("seq 1 200");
+    await tmux.waitFor((s) => /^200$/m.test(s) && bottom(s) === `[${label}] 0:a* 1:b`);
+    expect(tmux.screen().split("\n")[27]).toBe("200");
+    tmux.enter("clear");
+    await tmux.waitFor((s) => !/^200$/m.test(s) && bottom(s) === `[${label}] 0:a* 1:b`);
+    // A program that asks for the bottom of the screen gets the pane's bottom row, not the status line's.
+    tmux.enter("printf '\\033[99;1Hat-the-bottom'; sleep 1");
+    await tmux.waitFor((s) => s.split("\n")[28]?.startsWith("at-the-bottom") === true);
+    expect(bottom(tmux.screen())).toBe(`[${label}] 0:a* 1:b`);
+
+    tmux.keys("C-b", "n");
+    await tmux.waitFor((s) => ran("pane-b-marker").test(s) && bottom(s) === `[${label}] 0:a- 1:b*`);
+    // A pane made elsewhere appears in the status line within its interval (tmux's status-interval).
+    await d.client.request("pane/new", { name: "c", argv: BASH, cols: 100, rows: 29 });
+    await tmux.waitFor((s) => bottom(s) === `[${label}] 0:a- 1:b* 2:c`, 20_000);
+  });
+
+  it("leaves the status line off with [mux] status = false: the pane takes every row", async () => {
+    const d = await daemon({ config: "[mux]\nstatus = false\n" });
+    await pane(d, "a", "pane-a-marker");
+    const tmux = terminal(d, { cols: 100, rows: 30 });
+    await attach(tmux, "a", ran("pane-a-marker"));
+    tmux.enter("stty size");
+    await tmux.waitFor(/^30 100$/m);
+    expect(tmux.screen()).not.toContain("0:a*");
   });
 
   it("lets two clients watch and type into one pane", async () => {
@@ -275,7 +318,7 @@ describe("venom-mux attach", () => {
     await tmux.waitFor((s) => /^inner\$ ?$/m.test(s) && !s.includes("pane-a-marker"));
     tmux.enter("echo in-fresh-$((9*9))");
     await capturePoll(d, "fresh", ran("in-fresh-81"));
-    expect((await panes(d)).find((p) => p.name === "fresh")).toMatchObject({ id: "%1", argv: BASH, cols: 100, rows: 30, clients: 1 });
+    expect((await panes(d)).find((p) => p.name === "fresh")).toMatchObject({ id: "%1", argv: BASH, cols: 100, rows: 29, clients: 1 });
 
     tmux.keys("C-b", ":");
     tmux.type("rename-window renamed");
@@ -475,6 +518,33 @@ describe("attach building blocks", () => {
     expect(filter.feed("\x1b[?1049lplain")).toEqual({ text: "plain", leftAlternate: false });
     expect(filter.feed("\x1bc")).toEqual({ text: "\x1b[!p\x1b[H\x1b[2J", leftAlternate: false });
     expect(filter.feed("\x1b[?25l\x1b[1;1H")).toEqual({ text: "\x1b[?25l\x1b[1;1H", leftAlternate: false });
+  });
+
+  it("keeps a pane's output above the status line, even split across reads, and says when it erased it", () => {
+    const guard = new StatusGuard(() => 23);
+    expect(guard.feed("a\x1b[r")).toEqual({ text: "a\x1b[1;23r", erased: false });
+    expect(guard.feed("\x1b[5;")).toEqual({ text: "", erased: false });
+    expect(guard.feed("40rb\x1b[99;3Hc\x1b[50dd\x1b[10;2H")).toEqual({
+      text: "\x1b[5;23rb\x1b[23;3Hc\x1b[23dd\x1b[10;2H",
+      erased: false,
+    });
+    for (const erase of ["\x1b[J", "\x1b[0J", "\x1b[2J", "\x1b#8", "\x1b[?J"]) expect(guard.feed(`x${erase}`).erased, erase).toBe(true);
+    expect(guard.feed("\x1b[1J\x1b[3J\x1b[K")).toEqual({ text: "\x1b[1J\x1b[3J\x1b[K", erased: false });
+    expect(guard.feed("\x1b[!p")).toEqual({ text: "\x1b[!p\x1b[1;23r", erased: true });
+  });
+
+  it("measures the status line in display cells: wide characters and emoji take two, a long title is cut at 21 cells", () => {
+    const pane = (index: number, name: string, title?: string) =>
+      ({ id: `%${index}`, index, name, ...(title ? { title } : {}) }) as PaneInfo;
+    const panes = [pane(0, "work", "日本語のタイトルはとても長いのでここで切られます"), pane(1, "agent")];
+    const line = statusText({ label: "proj", panes, current: "%0", last: "%1" }, 60);
+    expect(cells(line)).toBe(60);
+    expect(line).toMatch(/^\[proj\] 0:work\* 1:agent- +"日本語のタイトルはと"$/);
+    // Too narrow for the title: the panes keep the room. A title's controls are escaped.
+    expect(statusText({ label: "proj", panes, current: "%0", last: undefined }, 20)).toBe("[proj] 0:work* 1:age");
+    const hostile = statusText({ label: "p", panes: [pane(0, "w", "\x1b]0;x\x07🙂")], current: "%0", last: undefined }, 40);
+    expect(hostile).not.toMatch(/\x1b|\x07/);
+    expect(cells(hostile)).toBe(40);
   });
 
   it("reads the prefix and its key, whole or split, and passes everything else through", () => {
