@@ -56,7 +56,13 @@ describe("venom-mux panes", () => {
     expect(cli(mux, ["capture-pane", "-p", "-t", "work"]).stdout).toMatch(/^alias-42$/m);
     expect(cli(mux, ["lsp"]).stdout).toMatch(/^%0 work: /);
     expect(cli(mux, ["killp", "-t", "work"]).code).toBe(0);
-    expect(cli(mux, ["--help"]).stdout).toMatch(/kill \s+end a pane .*\(also: kill-pane, killp/);
+    const help = cli(mux, ["--help"]).stdout;
+    expect(help).toMatch(/kill \s+end a pane .*\(also: kill-pane, killp/);
+    expect(help).toMatch(/select-window +show another pane in the attached client .*\(also: selectw/);
+    // One table: what only an attached client can do is known here too, and says where to do it.
+    const prompt = cli(mux, ["next-window"]);
+    expect(prompt.code).toBe(2);
+    expect(prompt.stderr).toMatch(/next-window: works in an attached client only: venom-mux attach, then the prefix and :/);
     expect(cli(mux, ["kill-server"]).code).toBe(0);
     expect(cli(mux, ["ls"]).code).toBe(4);
   });

@@ -1,7 +1,8 @@
 import { basename } from "node:path";
 import { StringDecoder } from "node:string_decoder";
-import { type PaneInfo, parseMarkers } from "@venom/proto";
+import type { PaneInfo } from "@venom/proto";
 import { type CliApp, RpcClosed, type VenomClient, type VenomHome } from "@venom/runtime/cli";
+import { insideOwnPane } from "../nesting.js";
 import { Chooser } from "./chooser.js";
 import { connectAttached } from "./connection.js";
 import { PaneDisplay, type StatusBar } from "./display.js";
@@ -78,7 +79,7 @@ export class AttachSession implements CommandHost {
   });
 
   constructor(
-    private readonly app: CliApp,
+    readonly app: CliApp,
     private readonly home: VenomHome,
     private readonly terminal: OuterTerminal,
     settings: { prefix: string; status: boolean },
@@ -162,14 +163,9 @@ export class AttachSession implements CommandHost {
     return this.#done;
   }
 
-  /**
-   * A client inside one of this daemon's own panes would show panes within a
-   * pane (its own pane: output feeding itself without end). tmux refuses nesting
-   * the same way; switching panes is what the prefix keys are for.
-   */
+  /** Attaching inside one of this daemon's own panes would nest the panes in themselves; switching is what the prefix keys are for. */
   #refuseNesting(instance: string): void {
-    const { parent } = parseMarkers(process.env);
-    if (parent?.startsWith(`${instance}/`)) {
+    if (insideOwnPane(instance)) {
       throw new NestingRefused(
         `refused: this terminal is one of this ${this.app.program} daemon's panes, and attaching here would nest the panes in themselves; switch panes from the attached client (prefix n, p, w) or attach from a terminal outside ${this.app.program}`,
       );

@@ -8,9 +8,11 @@
  * line: that is reported, and the caller draws it again.
  */
 
-/** One control sequence: ESC [ then parameters, intermediates and a final byte; or ESC # 8; or ESC alone. */
+/** One control sequence: ESC [ then parameters, intermediates and a final byte; or ESC # 8 (DECALN). */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding escape sequences is this module's purpose.
 const SEQUENCE = /\x1b(?:\[([?>=!]?)([\d;:]*)([ -/]*)([@-~])|#8)/g;
 /** A sequence cut at the end of a chunk: held until the next one completes it. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: as above.
 const PARTIAL = /\x1b(?:\[[?>=!]?[\d;:]*[ -/]*|#)?$/;
 /** A partial sequence is never longer than this; anything longer is passed on as it is. */
 const MAX_HELD = 64;
