@@ -1,5 +1,5 @@
 import type { VenomClient } from "@venom/runtime";
-import { afterAll, afterEach } from "vitest";
+import { afterAll, afterEach, beforeAll } from "vitest";
 import { cleanupAll, connect, type StartOptions, startMux, type TestDaemon } from "../../../testkit/daemon.js";
 import type { Tmux } from "./tmux.js";
 
@@ -29,5 +29,21 @@ export function endedAfterEach(): { mux(options?: StartOptions): Promise<Mux>; t
       started.tmuxes.push(tmux);
       return tmux;
     },
+  };
+}
+
+/** One daemon for every test of a file: started before the first, stopped after the last; call the result for it. */
+export function daemonForFile(options: StartOptions = {}): () => TestDaemon {
+  let daemon: TestDaemon | undefined;
+  beforeAll(async () => {
+    daemon = await startMux(options);
+  });
+  afterAll(async () => {
+    await daemon?.stop();
+    cleanupAll();
+  });
+  return () => {
+    if (!daemon) throw new Error("the file's daemon has not started");
+    return daemon;
   };
 }

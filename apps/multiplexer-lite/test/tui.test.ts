@@ -1,8 +1,9 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { cleanupAll, cli, startMux, type TestDaemon, tempDir } from "../../../testkit/daemon.js";
+import { describe, expect, it } from "vitest";
+import { cli, tempDir } from "../../../testkit/daemon.js";
+import { daemonForFile } from "./started.js";
 import { poll, Tmux } from "./tmux.js";
 
 /**
@@ -95,20 +96,12 @@ const SCENARIOS: Scenario[] = [
   },
 ];
 
-let mux: TestDaemon;
-
-beforeAll(async () => {
-  mux = await startMux();
-});
-afterAll(async () => {
-  await mux?.stop();
-  cleanupAll();
-});
+const daemon = daemonForFile();
 
 /** The daemon refuses a pane whose program is not on PATH. */
 function installed(program: string): boolean {
-  const probe = cli(mux, ["new", "-d", "-n", `probe-${program}`, "--", program, "--version"]);
-  cli(mux, ["kill", "-t", `probe-${program}`]);
+  const probe = cli(daemon(), ["new", "-d", "-n", `probe-${program}`, "--", program, "--version"]);
+  cli(daemon(), ["kill", "-t", `probe-${program}`]);
   return probe.code === 0;
 }
 
@@ -120,11 +113,11 @@ describe("real programs look the same in venom-mux and in tmux", () => {
       if (scenario.needs && !installed(scenario.needs)) context.skip(`${scenario.needs} is not installed`);
       const name = `tui${index}`;
       const argv = ["env", ...ENV, ...scenario.argv];
-      const created = cli(mux, ["new", "-d", "-n", name, "-x", String(COLS), "-y", String(ROWS), "--", ...argv]);
+      const created = cli(daemon(), ["new", "-d", "-n", name, "-x", String(COLS), "-y", String(ROWS), "--", ...argv]);
       expect(created.stderr).toBe("");
       const tmux = Tmux.start({ env: process.env, cols: COLS, rows: ROWS, cwd: dir, command: argv.map(quote).join(" ") });
       const normalize = scenario.normalize ?? ((screen: string) => screen);
-      const ours = (flags: string[]) => normalize(cli(mux, ["capture", "-p", "-t", name, ...flags]).stdout);
+      const ours = (flags: string[]) => normalize(cli(daemon(), ["capture", "-p", "-t", name, ...flags]).stdout);
       const theirs = (flags: string[]) => normalize(tmux.run("capture-pane", "-p", "-t", "main", ...flags));
       const expected = scenario.deliberate ?? ((screen: string) => screen);
       let differed = false;
@@ -132,7 +125,7 @@ describe("real programs look the same in venom-mux and in tmux", () => {
         for (const [n, step] of scenario.steps.entries()) {
           if (step.keys.length > 0) {
             const literal = step.literal ? ["-l"] : [];
-            expect(cli(mux, ["send", "-t", name, ...literal, ...step.keys]).code).toBe(0);
+            expect(cli(daemon(), ["send", "-t", name, ...literal, ...step.keys]).code).toBe(0);
             tmux.run("send-keys", "-t", "main", ...literal, ...step.keys);
           }
           for (const flags of scenario.flags) {
@@ -152,7 +145,7 @@ describe("real programs look the same in venom-mux and in tmux", () => {
         expect(differed, "the deliberate difference showed").toBe(scenario.deliberate !== undefined);
       } finally {
         tmux.kill();
-        cli(mux, ["kill", "-t", name]);
+        cli(daemon(), ["kill", "-t", name]);
       }
     });
   });
