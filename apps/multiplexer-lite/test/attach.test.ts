@@ -10,7 +10,7 @@ import { PrefixReader, parsePrefix } from "../src/attach/keys.js";
 import { words } from "../src/attach/prompt-commands.js";
 import { StatusGuard } from "../src/attach/status-guard.js";
 import { statusText } from "../src/attach/status-line.js";
-import { endedAfterEach, type Mux } from "./started.js";
+import { endedAfterEach, type Mux, needsTmux } from "./started.js";
 import { Tmux } from "./tmux.js";
 
 /**
@@ -91,6 +91,7 @@ async function attach(tmux: Tmux, target: string, shows: RegExp): Promise<string
 const ran = (word: string) => new RegExp(`^${word}$`, "m");
 
 describe("venom-mux attach", () => {
+  needsTmux();
   it("shows the existing screen, echoes typing, detaches with prefix d while the pane runs on, and re-attach restores the screen", async () => {
     const d = await daemon();
     await pane(d, "a", "before-attach");

@@ -2,7 +2,7 @@ import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { cli, tempDir } from "../../../testkit/daemon.js";
-import { daemonForFile } from "./started.js";
+import { daemonForFile, needsTmux } from "./started.js";
 import { poll, Tmux } from "./tmux.js";
 
 /**
@@ -162,6 +162,7 @@ function settled(done: string, read: () => string): Promise<string> {
 }
 
 describe("venom-mux captures what tmux captures", () => {
+  needsTmux();
   CASES.forEach((c, index) => {
     it(c.name, async () => {
       const cols = c.cols ?? 80;

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { cli } from "../../../testkit/daemon.js";
-import { daemonForFile } from "./started.js";
+import { daemonForFile, needsTmux } from "./started.js";
 import { poll, Tmux } from "./tmux.js";
 
 /**
@@ -61,6 +61,7 @@ async function tmuxBytes(name: string, modes: string, keys: string[]): Promise<s
 }
 
 describe("send encodes tmux key names as tmux does", () => {
+  needsTmux();
   for (const modes of ["normal", "cursor", "keypad", "cursor,keypad"]) {
     it(`with the program in ${modes} mode`, async () => {
       const name = `keys-${modes.replace(",", "-")}`;
@@ -71,6 +72,7 @@ describe("send encodes tmux key names as tmux does", () => {
 });
 
 describe("send, beyond tmux's send-keys", () => {
+  needsTmux();
   it("sends Home and End as the pane's TERM (xterm-256color) says, following application cursor mode", async () => {
     expect(await venomBytes("home-normal", "normal", ["Home", "End"])).toBe("\x1b[H\x1b[F");
     expect(await venomBytes("home-cursor", "cursor", ["Home", "End"])).toBe("\x1bOH\x1bOF");

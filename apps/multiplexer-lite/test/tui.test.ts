@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { cli, tempDir } from "../../../testkit/daemon.js";
-import { daemonForFile } from "./started.js";
+import { daemonForFile, needsTmux } from "./started.js";
 import { poll, Tmux } from "./tmux.js";
 
 /**
@@ -108,6 +108,7 @@ function installed(program: string): boolean {
 const quote = (word: string) => `'${word.replaceAll("'", `'\\''`)}'`;
 
 describe("real programs look the same in venom-mux and in tmux", () => {
+  needsTmux();
   SCENARIOS.forEach((scenario, index) => {
     it(scenario.name, async (context) => {
       if (scenario.needs && !installed(scenario.needs)) context.skip(`${scenario.needs} is not installed`);
