@@ -11,6 +11,7 @@ export function createMuxDaemon(options: DaemonOptions): Daemon<MuxContext> {
   const definition: AppDefinition<MuxContext> = {
     app: "mux",
     server: { name: "venom-mux", version: VERSION },
+    outside: "a terminal outside venom-mux's delegated processes (outside the multiplexer's panes)",
     tools: [],
     methods: (daemon) => {
       panes = new PaneTable({

@@ -172,17 +172,18 @@ export class PaneTable {
       }
     }
     const cwd = this.#cwd(params.cwd ?? session.workspace, session.workspace);
-    // The index is taken only once the pane starts: a refused `new` uses no id, as in tmux.
-    const index = this.#next + 1;
-    const id = `%${index}`;
-    const recordId = `mux-${this.host.instance.slice(0, 8)}-${index}`;
+    // The id is taken only once the pane starts: a refused `new` uses no id, as in tmux.
+    const serial = this.#next;
+    const id = `%${serial}`;
+    const index = this.#freeIndex(config.mux.base_index);
+    const recordId = `mux-${this.host.instance.slice(0, 8)}-${serial}`;
     const parent = `${this.host.instance}/${recordId}`;
     const env = this.#env(params, parent, parentDepth, maxDepth);
     const argv = params.argv ?? [process.env.SHELL || "/bin/sh"];
     if (!resolvesToProgram(argv[0] as string, env.PATH ?? "", cwd)) {
       throw new ProtocolError(ErrorCode.InvalidParams, `invalid params: argv.0: no such program: ${argv[0]}`, { path: ["argv", "0"] });
     }
-    this.#next = index;
+    this.#next = serial + 1;
     const pane = new Pane(
       {
         id,
@@ -226,6 +227,14 @@ export class PaneTable {
     });
     this.host.logger.info({ pane: id, pid: pane.pid, depth, envPolicy: params.envPolicy }, "pane created");
     return pane;
+  }
+
+  /** tmux's window index: the lowest one from mux.base_index that no pane (running or exited) holds. */
+  #freeIndex(base: number): number {
+    const taken = new Set(this.list().map((pane) => pane.spec.index));
+    let index = base;
+    while (taken.has(index)) index++;
+    return index;
   }
 
   #cwd(cwd: string, workspace: string): string {

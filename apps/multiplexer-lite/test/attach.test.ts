@@ -1,12 +1,16 @@
 import { writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import type { PaneInfo } from "@venom/proto";
 import { describe, expect, it } from "vitest";
 import { cli, MUX_BIN, type StartOptions, type TestDaemon } from "../../../testkit/daemon.js";
 import { AltScreenFilter } from "../src/attach/altscreen.js";
+import { cells } from "../src/attach/cells.js";
 import { PrefixReader, parsePrefix } from "../src/attach/keys.js";
 import { words } from "../src/attach/prompt-commands.js";
-import { endedAfterEach, type Mux } from "./started.js";
+import { StatusGuard } from "../src/attach/status-guard.js";
+import { statusText } from "../src/attach/status-line.js";
+import { endedAfterEach, type Mux, needsTmux } from "./started.js";
 import { Tmux } from "./tmux.js";
 
 /**
@@ -87,6 +91,7 @@ async function attach(tmux: Tmux, target: string, shows: RegExp): Promise<string
 const ran = (word: string) => new RegExp(`^${word}$`, "m");
 
 describe("venom-mux attach", () => {
+  needsTmux();
   it("shows the existing screen, echoes typing, detaches with prefix d while the pane runs on, and re-attach restores the screen", async () => {
     const d = await daemon();
     await pane(d, "a", "before-attach");
@@ -100,7 +105,7 @@ describe("venom-mux attach", () => {
     // Output that appears after the detach keeps going into the pane.
     tmux.enter("sleep 1; echo still-running-$((3*3))");
     tmux.keys("C-b", "d");
-    const detached = await tmux.waitFor(/\[detached \(from pane %1\)\]\s*\nouter\$ ?$/m);
+    const detached = await tmux.waitFor(/\[detached \(from pane %0\)\]\s*\nouter\$ ?$/m);
     expect(detached).toContain("outer-marker");
     expect(detached).not.toContain("typed-42");
     await capturePoll(d, "a", ran("still-running-9"));
@@ -122,15 +127,15 @@ describe("venom-mux attach", () => {
     tmux.enter("echo outer-marker");
     await attach(tmux, "a", /^inner\$ ?$/m);
     tmux.enter("less notes.txt");
-    await tmux.waitFor(/^row 001\n(.*\n)*row 029$/m);
+    await tmux.waitFor(/^row 001\n(.*\n)*row 028$/m);
 
     tmux.keys("C-b", "d");
-    const shell = await tmux.waitFor(/\[detached \(from pane %1\)\]/);
+    const shell = await tmux.waitFor(/\[detached \(from pane %0\)\]/);
     expect(shell).toContain("outer-marker");
     expect(shell).not.toContain("row 0");
 
     const restored = await attach(tmux, "a", /^row 001$/m);
-    expect(restored).toMatch(/^row 029$/m);
+    expect(restored).toMatch(/^row 028$/m);
     expect(restored).not.toContain("outer-marker");
 
     // Leaving less takes the pane back to its normal screen, drawn from the server's model.
@@ -147,13 +152,52 @@ describe("venom-mux attach", () => {
     const tmux = terminal(d, { cols: 100, rows: 30 });
     await attach(tmux, "a", /^inner\$ ?$/m);
     tmux.enter("stty size");
-    await tmux.waitFor(/^30 100$/m);
-    expect((await panes(d))[0]).toMatchObject({ cols: 100, rows: 30 });
+    // One row is the status line's, as in tmux.
+    await tmux.waitFor(/^29 100$/m);
+    expect((await panes(d))[0]).toMatchObject({ cols: 100, rows: 29 });
 
     tmux.resize(80, 20);
-    await panesPoll(d, ([a]) => a?.cols === 80 && a.rows === 20, "the pane never took the new size");
+    await panesPoll(d, ([a]) => a?.cols === 80 && a.rows === 19, "the pane never took the new size");
     tmux.enter("clear; stty size");
-    await tmux.waitFor(/^20 80$/m);
+    await tmux.waitFor(/^19 80$/m);
+  });
+
+  it("shows tmux's status line below the pane: the panes, the one shown (*) and the last (-), kept there by scrolling and clear", async () => {
+    const d = await daemon();
+    await pane(d, "a", "pane-a-marker");
+    await pane(d, "b", "pane-b-marker");
+    const tmux = terminal(d, { cols: 100, rows: 30 });
+    await attach(tmux, "a", ran("pane-a-marker"));
+    const label = basename(d.workspace);
+    const bottom = (screen: string) => (screen.split("\n")[29] ?? "").trimEnd();
+    await tmux.waitFor((s) => bottom(s) === `[${label}] 0:a* 1:b`);
+
+    // Output that scrolls the pane scrolls above the status line; clearing the pane's screen draws it again.
+    tmux.enter("seq 1 200");
+    await tmux.waitFor((s) => /^200$/m.test(s) && bottom(s) === `[${label}] 0:a* 1:b`);
+    expect(tmux.screen().split("\n")[27]).toBe("200");
+    tmux.enter("clear");
+    await tmux.waitFor((s) => !/^200$/m.test(s) && bottom(s) === `[${label}] 0:a* 1:b`);
+    // A program that asks for the bottom of the screen gets the pane's bottom row, not the status line's.
+    tmux.enter("printf '\\033[99;1Hat-the-bottom'; sleep 1");
+    await tmux.waitFor((s) => s.split("\n")[28]?.startsWith("at-the-bottom") === true);
+    expect(bottom(tmux.screen())).toBe(`[${label}] 0:a* 1:b`);
+
+    tmux.keys("C-b", "n");
+    await tmux.waitFor((s) => ran("pane-b-marker").test(s) && bottom(s) === `[${label}] 0:a- 1:b*`);
+    // A pane made elsewhere appears in the status line within its interval (tmux's status-interval).
+    await d.client.request("pane/new", { name: "c", argv: BASH, cols: 100, rows: 29 });
+    await tmux.waitFor((s) => bottom(s) === `[${label}] 0:a- 1:b* 2:c`, 20_000);
+  });
+
+  it("leaves the status line off with [mux] status = false: the pane takes every row", async () => {
+    const d = await daemon({ config: "[mux]\nstatus = false\n" });
+    await pane(d, "a", "pane-a-marker");
+    const tmux = terminal(d, { cols: 100, rows: 30 });
+    await attach(tmux, "a", ran("pane-a-marker"));
+    tmux.enter("stty size");
+    await tmux.waitFor(/^30 100$/m);
+    expect(tmux.screen()).not.toContain("0:a*");
   });
 
   it("lets two clients watch and type into one pane", async () => {
@@ -173,7 +217,7 @@ describe("venom-mux attach", () => {
     await one.waitFor(ran("from-two-4"));
 
     one.keys("C-b", "d");
-    await one.waitFor(/\[detached \(from pane %1\)\]/);
+    await one.waitFor(/\[detached \(from pane %0\)\]/);
     two.enter("echo still-two-$((3+3))");
     await two.waitFor(ran("still-two-6"));
   });
@@ -195,9 +239,9 @@ describe("venom-mux attach", () => {
 
     tmux.keys("C-b", "p");
     await tmux.waitFor((s) => ran("pane-a-marker").test(s) && !s.includes("pane-b-marker"));
-    tmux.keys("C-b", "2");
-    await tmux.waitFor((s) => ran("typed-in-b-25").test(s) && !s.includes("pane-a-marker"));
     tmux.keys("C-b", "1");
+    await tmux.waitFor((s) => ran("typed-in-b-25").test(s) && !s.includes("pane-a-marker"));
+    tmux.keys("C-b", "0");
     await tmux.waitFor((s) => ran("pane-a-marker").test(s) && !s.includes("pane-b-marker"));
     // n wraps around from the last pane to the first.
     tmux.keys("C-b", "n");
@@ -221,13 +265,13 @@ describe("venom-mux attach", () => {
 
     tmux.keys("C-b", "w");
     const list = await tmux.waitFor(/choose a pane/);
-    expect(list).toMatch(/^\* \(1\) %1 a: bash --norc --noprofile/m);
-    expect(list).toMatch(/^ {2}\(2\) %2 b: bash --norc --noprofile/m);
+    expect(list).toMatch(/^\* \(0\) %0 a: bash --norc --noprofile/m);
+    expect(list).toMatch(/^ {2}\(1\) %1 b: bash --norc --noprofile/m);
     tmux.keys("j", "Enter");
     await tmux.waitFor((s) => ran("pane-b-marker").test(s) && !s.includes("choose a pane"));
 
     tmux.keys("C-b", "w");
-    await tmux.waitFor(/^\* \(2\) %2 b/m);
+    await tmux.waitFor(/^\* \(1\) %1 b/m);
     tmux.keys("Up");
     tmux.keys("q");
     await tmux.waitFor((s) => ran("pane-b-marker").test(s) && !s.includes("choose a pane"));
@@ -253,7 +297,7 @@ describe("venom-mux attach", () => {
     await tmux.waitFor(/^:kill-pane$/m);
     tmux.keys("Enter");
     await tmux.waitFor((s) => ran("pane-b-marker").test(s) && !s.includes("pane-a-marker"));
-    expect(mux(d, "ls").stdout).toMatch(/^%2 b: .* running \(1 attached\)\n$/);
+    expect(mux(d, "ls").stdout).toMatch(/^%1 b: .* running \(1 attached\)\n$/);
 
     tmux.keys("C-b", ":");
     tmux.type("kill-pane");
@@ -275,12 +319,30 @@ describe("venom-mux attach", () => {
     await tmux.waitFor((s) => /^inner\$ ?$/m.test(s) && !s.includes("pane-a-marker"));
     tmux.enter("echo in-fresh-$((9*9))");
     await capturePoll(d, "fresh", ran("in-fresh-81"));
-    expect((await panes(d)).find((p) => p.name === "fresh")).toMatchObject({ id: "%2", argv: BASH, cols: 100, rows: 30, clients: 1 });
+    expect((await panes(d)).find((p) => p.name === "fresh")).toMatchObject({ id: "%1", argv: BASH, cols: 100, rows: 29, clients: 1 });
 
     tmux.keys("C-b", ":");
     tmux.type("rename-window renamed");
     tmux.keys("Enter");
-    await panesPoll(d, (list) => list.some((p) => p.id === "%2" && p.name === "renamed"), "the pane was never renamed");
+    await panesPoll(d, (list) => list.some((p) => p.id === "%1" && p.name === "renamed"), "the pane was never renamed");
+
+    // The prompt shares the CLI's command table: its names, aliases and flags.
+    tmux.keys("C-b", ":");
+    tmux.type("neww -d -n quiet -- sleep 300");
+    tmux.keys("Enter");
+    await tmux.waitFor(/new pane %2 quiet/);
+    tmux.keys("C-b", ":");
+    tmux.type("send-keys 'echo typed-at-prompt-$((2*3))' Enter");
+    tmux.keys("Enter");
+    await capturePoll(d, "renamed", ran("typed-at-prompt-6"));
+    tmux.keys("C-b", ":");
+    tmux.type("capture-pane -t quiet");
+    tmux.keys("Enter");
+    await tmux.waitFor(/capture-pane runs from a shell: venom-mux capture/);
+    tmux.keys("C-b", ":");
+    tmux.type("killp -t quiet");
+    tmux.keys("Enter");
+    await panesPoll(d, (list) => !list.some((p) => p.name === "quiet"), "kill-pane -t at the prompt never killed the pane");
 
     tmux.keys("C-b", ":");
     tmux.type("frobnicate");
@@ -397,7 +459,7 @@ describe("venom-mux attach", () => {
     tmux.enter("exit");
     const screen = await tmux.waitFor(/^\[exited\]\nouter\$ ?$/m);
     expect(screen).toContain("outer-marker");
-    expect((await panes(d))[0]).toMatchObject({ id: "%1", status: "exited", exitCode: 0 });
+    expect((await panes(d))[0]).toMatchObject({ id: "%0", status: "exited", exitCode: 0 });
   });
 
   it("restores the terminal and says so when the daemon dies while attached", async () => {
@@ -432,7 +494,7 @@ describe("venom-mux attach", () => {
     tmux.enter("stty -a | tr ' ' '\\n' | grep -x -e icanon -e -icanon -e echo -e -echo | tr '\\n' ' '; echo");
     await tmux.waitFor(/^icanon echo ?$/m);
     // The pane runs on.
-    expect((await panes(d))[0]).toMatchObject({ id: "%1", status: "running" });
+    expect((await panes(d))[0]).toMatchObject({ id: "%0", status: "running" });
   });
 
   it("takes the prefix from [mux] prefix in config.toml, and refuses XON/XOFF", async () => {
@@ -441,7 +503,7 @@ describe("venom-mux attach", () => {
     const tmux = terminal(d);
     await attach(tmux, "a", /^inner\$ ?$/m);
     tmux.keys("C-a", "d");
-    await tmux.waitFor(/\[detached \(from pane %1\)\]/);
+    await tmux.waitFor(/\[detached \(from pane %0\)\]/);
 
     for (const key of ["C-s", "C-q"]) {
       writeFileSync(join(d.home, "config.toml"), `[mux]\nprefix = "${key}"\n`);
@@ -475,6 +537,33 @@ describe("attach building blocks", () => {
     expect(filter.feed("\x1b[?1049lplain")).toEqual({ text: "plain", leftAlternate: false });
     expect(filter.feed("\x1bc")).toEqual({ text: "\x1b[!p\x1b[H\x1b[2J", leftAlternate: false });
     expect(filter.feed("\x1b[?25l\x1b[1;1H")).toEqual({ text: "\x1b[?25l\x1b[1;1H", leftAlternate: false });
+  });
+
+  it("keeps a pane's output above the status line, even split across reads, and says when it erased it", () => {
+    const guard = new StatusGuard(() => 23);
+    expect(guard.feed("a\x1b[r")).toEqual({ text: "a\x1b[1;23r", erased: false });
+    expect(guard.feed("\x1b[5;")).toEqual({ text: "", erased: false });
+    expect(guard.feed("40rb\x1b[99;3Hc\x1b[50dd\x1b[10;2H")).toEqual({
+      text: "\x1b[5;23rb\x1b[23;3Hc\x1b[23dd\x1b[10;2H",
+      erased: false,
+    });
+    for (const erase of ["\x1b[J", "\x1b[0J", "\x1b[2J", "\x1b#8", "\x1b[?J"]) expect(guard.feed(`x${erase}`).erased, erase).toBe(true);
+    expect(guard.feed("\x1b[1J\x1b[3J\x1b[K")).toEqual({ text: "\x1b[1J\x1b[3J\x1b[K", erased: false });
+    expect(guard.feed("\x1b[!p")).toEqual({ text: "\x1b[!p\x1b[1;23r", erased: true });
+  });
+
+  it("measures the status line in display cells: wide characters and emoji take two, a long title is cut at 21 cells", () => {
+    const pane = (index: number, name: string, title?: string) =>
+      ({ id: `%${index}`, index, name, ...(title ? { title } : {}) }) as PaneInfo;
+    const panes = [pane(0, "work", "日本語のタイトルはとても長いのでここで切られます"), pane(1, "agent")];
+    const line = statusText({ label: "proj", panes, current: "%0", last: "%1" }, 60);
+    expect(cells(line)).toBe(60);
+    expect(line).toMatch(/^\[proj\] 0:work\* 1:agent- +"日本語のタイトルはと"$/);
+    // Too narrow for the title: the panes keep the room. A title's controls are escaped.
+    expect(statusText({ label: "proj", panes, current: "%0", last: undefined }, 20)).toBe("[proj] 0:work* 1:age");
+    const hostile = statusText({ label: "p", panes: [pane(0, "w", "\x1b]0;x\x07🙂")], current: "%0", last: undefined }, 40);
+    expect(hostile.includes("\x1b") || hostile.includes("\x07")).toBe(false);
+    expect(cells(hostile)).toBe(40);
   });
 
   it("reads the prefix and its key, whole or split, and passes everything else through", () => {

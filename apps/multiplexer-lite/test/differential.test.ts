@@ -1,7 +1,8 @@
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { cleanupAll, cli, startMux, type TestDaemon, tempDir } from "../../../testkit/daemon.js";
+import { describe, expect, it } from "vitest";
+import { cli, tempDir } from "../../../testkit/daemon.js";
+import { daemonForFile, needsTmux } from "./started.js";
 import { poll, Tmux } from "./tmux.js";
 
 /**
@@ -133,16 +134,8 @@ const CASES: Case[] = [
   },
 ];
 
-let mux: TestDaemon;
+const daemon = daemonForFile({ config: "[mux]\nscrollback_lines = 10000\n" });
 const dir = tempDir("differential");
-
-beforeAll(async () => {
-  mux = await startMux({ config: "[mux]\nscrollback_lines = 10000\n" });
-});
-afterAll(async () => {
-  await mux?.stop();
-  cleanupAll();
-});
 
 /** The shell line a pane runs: write the case's bytes, say so, and stay (so the pane is there to capture). */
 function program(index: number, text: string): { command: string; done: string } {
@@ -169,16 +162,17 @@ function settled(done: string, read: () => string): Promise<string> {
 }
 
 describe("venom-mux captures what tmux captures", () => {
+  needsTmux();
   CASES.forEach((c, index) => {
     it(c.name, async () => {
       const cols = c.cols ?? 80;
       const rows = c.rows ?? 24;
       const ours = program(index, c.bytes);
       const name = `case${index}`;
-      const created = cli(mux, ["new", "-d", "-n", name, "-x", String(cols), "-y", String(rows), "--", "sh", "-c", ours.command]);
+      const created = cli(daemon(), ["new", "-d", "-n", name, "-x", String(cols), "-y", String(rows), "--", "sh", "-c", ours.command]);
       expect(created.stderr).toBe("");
       const capture = (flags: string[]) => {
-        const result = cli(mux, ["capture", "-p", "-t", name, ...flags]);
+        const result = cli(daemon(), ["capture", "-p", "-t", name, ...flags]);
         if (result.code !== 0) throw new Error(`venom-mux capture ${flags.join(" ")}: ${result.stderr}`);
         return result.stdout;
       };

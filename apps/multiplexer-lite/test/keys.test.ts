@@ -1,8 +1,9 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { cleanupAll, cli, startMux, type TestDaemon } from "../../../testkit/daemon.js";
+import { describe, expect, it } from "vitest";
+import { cli } from "../../../testkit/daemon.js";
+import { daemonForFile, needsTmux } from "./started.js";
 import { poll, Tmux } from "./tmux.js";
 
 /**
@@ -18,14 +19,7 @@ const KEYS = [
   ...["C-Up", "S-Left", "M-Up", "C-M-Right", "S-F5", "C-F1", "M-DC", "KP5", "KPEnter", "KP/", "text", "C-["],
 ];
 
-let mux: TestDaemon;
-beforeAll(async () => {
-  mux = await startMux();
-});
-afterAll(async () => {
-  await mux?.stop();
-  cleanupAll();
-});
+const daemon = daemonForFile();
 
 function recorded(file: string): Promise<string> {
   return poll(
@@ -43,18 +37,18 @@ function recorded(file: string): Promise<string> {
 
 /** The bytes venom-mux sends for `keys` to a program that set `modes`. */
 async function venomBytes(name: string, modes: string, keys: string[]): Promise<string> {
-  const file = join(mux.workspace, `${name}.json`);
-  expect(cli(mux, ["new", "-d", "-n", name, "--", process.execPath, KEY_BYTES, file, modes]).code).toBe(0);
-  await expect.poll(() => cli(mux, ["capture", "-t", name]).stdout, { timeout: 20_000 }).toMatch(/^ready$/m);
-  const sent = cli(mux, ["send", "-t", name, ...keys]);
+  const file = join(daemon().workspace, `${name}.json`);
+  expect(cli(daemon(), ["new", "-d", "-n", name, "--", process.execPath, KEY_BYTES, file, modes]).code).toBe(0);
+  await expect.poll(() => cli(daemon(), ["capture", "-t", name]).stdout, { timeout: 20_000 }).toMatch(/^ready$/m);
+  const sent = cli(daemon(), ["send", "-t", name, ...keys]);
   expect(sent.stderr).toBe("");
-  cli(mux, ["send", "-t", name, "-l", "!"]);
+  cli(daemon(), ["send", "-t", name, "-l", "!"]);
   return recorded(file);
 }
 
 /** The bytes tmux sends for the same keys. */
 async function tmuxBytes(name: string, modes: string, keys: string[]): Promise<string> {
-  const file = join(mux.workspace, `${name}-tmux.json`);
+  const file = join(daemon().workspace, `${name}-tmux.json`);
   const tmux = Tmux.start({ env: process.env, command: `${process.execPath} ${KEY_BYTES} ${file} ${modes}` });
   try {
     await tmux.waitFor(/^ready$/m, 20_000);
@@ -67,6 +61,7 @@ async function tmuxBytes(name: string, modes: string, keys: string[]): Promise<s
 }
 
 describe("send encodes tmux key names as tmux does", () => {
+  needsTmux();
   for (const modes of ["normal", "cursor", "keypad", "cursor,keypad"]) {
     it(`with the program in ${modes} mode`, async () => {
       const name = `keys-${modes.replace(",", "-")}`;
@@ -77,6 +72,7 @@ describe("send encodes tmux key names as tmux does", () => {
 });
 
 describe("send, beyond tmux's send-keys", () => {
+  needsTmux();
   it("sends Home and End as the pane's TERM (xterm-256color) says, following application cursor mode", async () => {
     expect(await venomBytes("home-normal", "normal", ["Home", "End"])).toBe("\x1b[H\x1b[F");
     expect(await venomBytes("home-cursor", "cursor", ["Home", "End"])).toBe("\x1bOH\x1bOF");
@@ -86,7 +82,7 @@ describe("send, beyond tmux's send-keys", () => {
 
   it("send -p pastes as tmux paste-buffer -p does: LF as CR, bracketed when the program enabled it", async () => {
     const text = "first line\nsecond line";
-    const file = join(mux.workspace, "paste-tmux.json");
+    const file = join(daemon().workspace, "paste-tmux.json");
     const tmux = Tmux.start({ env: process.env, command: `${process.execPath} ${KEY_BYTES} ${file} paste` });
     try {
       await tmux.waitFor(/^ready$/m, 20_000);
@@ -105,9 +101,9 @@ describe("send, beyond tmux's send-keys", () => {
   });
 
   it("refuses a key name it does not know, naming it, unless -l types it", async () => {
-    cli(mux, ["new", "-d", "-n", "unknown", "--", "cat"]);
+    cli(daemon(), ["new", "-d", "-n", "unknown", "--", "cat"]);
     for (const bad of ["C-Foo", "F13", "M-Nope"]) {
-      const result = cli(mux, ["send", "-t", "unknown", bad]);
+      const result = cli(daemon(), ["send", "-t", "unknown", bad]);
       expect(result.code).toBe(2);
       expect(result.stderr).toContain(`unknown key name: "${bad}"`);
     }

@@ -70,7 +70,7 @@ describe("panes belong to whoever made them", () => {
     }
     // Nothing reached the owner's shell, and the owner still sees and drives every pane.
     expect(existsSync(join(mux.workspace, "PWNED"))).toBe(false);
-    expect(cli(mux, ["ls"]).stdout).toMatch(/%1 owner[\s\S]*%2 agent/);
+    expect(cli(mux, ["ls"]).stdout).toMatch(/%0 owner[\s\S]*%1 agent/);
     const owner = await connect(mux);
     expect((await owner.request("pane/capture", { target: "owner" })).text).not.toContain("touch PWNED");
     owner.close();

@@ -25,16 +25,16 @@ const shell = ["--", "bash", "--norc", "--noprofile"];
 describe("venom-mux panes", () => {
   it("new, ls, send, capture: a round trip as a tmux user would type it", async () => {
     const mux = await startMux();
-    expect(cli(mux, ["new", "-d", "-n", "work", ...shell]).stdout).toBe("%1 work\n");
-    expect(cli(mux, ["ls"]).stdout).toMatch(/^%1 work: bash --norc --noprofile \[80x24\] running\n$/);
+    expect(cli(mux, ["new", "-d", "-n", "work", ...shell]).stdout).toBe("%0 work\n");
+    expect(cli(mux, ["ls"]).stdout).toMatch(/^%0 work: bash --norc --noprofile \[80x24\] running\n$/);
     expect(cli(mux, ["send", "-t", "work", "echo $((6*7))", "Enter"]).code).toBe(0);
     await screenMatches(mux, "work", /^42$/m);
     // By id and by index too.
-    expect(cli(mux, ["capture", "-t", "%1"]).stdout).toMatch(/^42$/m);
-    expect(cli(mux, ["capture", "1"]).stdout).toMatch(/^42$/m);
+    expect(cli(mux, ["capture", "-t", "%0"]).stdout).toMatch(/^42$/m);
+    expect(cli(mux, ["capture", "0"]).stdout).toMatch(/^42$/m);
     const unknown = cli(mux, ["capture", "-t", "nope"]);
     expect(unknown.code).toBe(1);
-    expect(unknown.stderr).toMatch(/no pane "nope" \(panes: %1 work\)/);
+    expect(unknown.stderr).toMatch(/no pane "nope" \(panes: %0 work\)/);
     await mux.stop();
   });
 
@@ -43,15 +43,37 @@ describe("venom-mux panes", () => {
     const failed = cli(mux, ["new", "-d", "--", "no-such-program-here"]);
     expect(failed.code).toBe(1);
     expect(failed.stderr).toMatch(/no such program: no-such-program-here/);
-    expect(cli(mux, ["new-session", "-d", "-s", "work", ...shell]).stdout).toBe("%1 work\n");
+    expect(cli(mux, ["new-session", "-d", "-s", "work", ...shell]).stdout).toBe("%0 work\n");
     expect(cli(mux, ["send-keys", "-t", "work", "echo alias-$((6*7))", "Enter"]).code).toBe(0);
     await screenMatches(mux, "work", /^alias-42$/m);
     expect(cli(mux, ["capture-pane", "-p", "-t", "work"]).stdout).toMatch(/^alias-42$/m);
-    expect(cli(mux, ["lsp"]).stdout).toMatch(/^%1 work: /);
+    expect(cli(mux, ["lsp"]).stdout).toMatch(/^%0 work: /);
     expect(cli(mux, ["killp", "-t", "work"]).code).toBe(0);
-    expect(cli(mux, ["--help"]).stdout).toMatch(/kill \s+end a pane .*\(also: kill-pane, killp/);
+    const help = cli(mux, ["--help"]).stdout;
+    expect(help).toMatch(/kill \s+end a pane .*\(also: kill-pane, killp/);
+    expect(help).toMatch(/select-window +show another pane in the attached client .*\(also: selectw/);
+    // One table: what only an attached client can do is known here too, and says where to do it.
+    const prompt = cli(mux, ["next-window"]);
+    expect(prompt.code).toBe(2);
+    expect(prompt.stderr).toMatch(/next-window: works in an attached client only: venom-mux attach, then the prefix and :/);
     expect(cli(mux, ["kill-server"]).code).toBe(0);
     expect(cli(mux, ["ls"]).code).toBe(4);
+  });
+
+  it("numbers panes as tmux: ids from %0, indexes from mux.base_index (0 by default), the lowest free index reused", async () => {
+    const zero = await startMux();
+    cli(zero, ["new", "-d", "-n", "a", "--", "sleep", "300"]);
+    expect(JSON.parse(cli(zero, ["ls", "--json"]).stdout)).toMatchObject([{ id: "%0", index: 0 }]);
+    await zero.stop();
+
+    const mux = await startMux({ config: "[mux]\nbase_index = 1\n" });
+    for (const name of ["a", "b", "c"]) cli(mux, ["new", "-d", "-n", name, "--", "sleep", "300"]);
+    expect(cli(mux, ["kill", "-t", "b"]).code).toBe(0);
+    cli(mux, ["new", "-d", "-n", "d", "--", "sleep", "300"]);
+    const listed = (JSON.parse(cli(mux, ["ls", "--json"]).stdout) as PaneInfo[]).map((p) => `${p.id} ${p.index} ${p.name}`);
+    expect(listed.sort()).toEqual(["%0 1 a", "%2 3 c", "%3 2 d"]);
+    expect(cli(mux, ["capture", "-t", "2"]).code).toBe(0);
+    await mux.stop();
   });
 
   it("capture follows tmux: -S/-E reach into scrollback, -J joins wrapped lines, -e keeps colours", async () => {
@@ -165,7 +187,7 @@ describe("venom-mux panes", () => {
     expect(cli(mux, ["capture", "-t", "agent", "-J"]).stdout).toMatch(
       /evidence: ancestry\)\. Run it from a terminal outside venom-mux's delegated processes \(outside the multiplexer's panes\)/,
     );
-    expect(cli(mux, ["ls"]).stdout).toMatch(/%1 agent/);
+    expect(cli(mux, ["ls"]).stdout).toMatch(/%0 agent/);
     await mux.stop();
   });
 
@@ -188,8 +210,8 @@ describe("venom-mux panes", () => {
     cli(mux, ["new", "-d", "-n", "host", ...shell]);
     cli(mux, ["send", "-t", "host", `${process.execPath} ${mux.bin} new -n guest -- sleep 300; echo "new=$?"`, "Enter"]);
     await screenMatches(mux, "host", /new=0/);
-    expect(cli(mux, ["capture", "-t", "host", "-J"]).stdout).toMatch(/created %2 detached: this terminal is one of its panes/);
-    expect(cli(mux, ["ls"]).stdout).toMatch(/%2 guest: sleep 300 \[\d+x\d+\] running\n/);
+    expect(cli(mux, ["capture", "-t", "host", "-J"]).stdout).toMatch(/created %1 detached: this terminal is one of its panes/);
+    expect(cli(mux, ["ls"]).stdout).toMatch(/%1 guest: sleep 300 \[\d+x\d+\] running\n/);
     await mux.stop();
   });
 
@@ -215,7 +237,7 @@ describe("venom-mux panes", () => {
     expect(cli(mux, ["rename", "-t", "b", "a"]).stderr).toMatch(/name: a pane named "a" exists/);
     expect(cli(mux, ["rename", "-t", "b", "b"]).code).toBe(0);
     expect(cli(mux, ["rename", "-t", "b", "c"]).code).toBe(0);
-    expect(cli(mux, ["ls"]).stdout).toMatch(/^%1 a: .*\n%2 c: /);
+    expect(cli(mux, ["ls"]).stdout).toMatch(/^%0 a: .*\n%1 c: /);
     await mux.stop();
   });
 
@@ -254,7 +276,7 @@ describe("venom-mux panes", () => {
     const mux = await startMux();
     cli(mux, ["new", "-d", "-n", "job", "--", "sh", "-c", "exit 7"]);
     expect(cli(mux, ["wait", "-t", "job"]).code).toBe(7);
-    expect(cli(mux, ["ls"]).stdout).toMatch(/%1 job: sh -c exit 7 \[80x24\] exited 7/);
+    expect(cli(mux, ["ls"]).stdout).toMatch(/%0 job: sh -c exit 7 \[80x24\] exited 7/);
     cli(mux, ["new", "-d", "-n", "long", "--", "sleep", "300"]);
     expect(cli(mux, ["wait", "-t", "long", "--timeout", "0.2"]).code).toBe(124);
     await mux.stop();

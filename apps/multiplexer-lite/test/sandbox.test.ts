@@ -42,7 +42,7 @@ describe('panes under [sandbox] mode = "landlock" (docs/security-model.md, Confi
       expect(existsSync(join(mux.workspace, "inside"))).toBe(true);
       expect(victim.exitCode).toBeNull();
       // What ls reports is the program as given, not the launcher.
-      expect(cli(mux, ["ls"]).stdout).toMatch(/^%1 boxed: bash --norc --noprofile /);
+      expect(cli(mux, ["ls"]).stdout).toMatch(/^%0 boxed: bash --norc --noprofile /);
     } finally {
       victim.kill("SIGKILL");
       await mux.stop();

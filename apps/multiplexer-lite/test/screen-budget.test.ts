@@ -13,10 +13,10 @@ describe("venom-mux: panes × screen × scrollback have a memory budget", () => 
     const second = await client.request("pane/new", { argv: ["sleep", "300"], cols: 80, rows: 24 }).catch((e) => e);
     expect(second.code).toBe(ErrorCode.Busy);
     expect(second.message).toMatch(/mux\.max_screen_memory_mb/);
-    const grown = await client.request("pane/resize", { target: "%1", cols: 1000, rows: 1000 }).catch((e) => e);
+    const grown = await client.request("pane/resize", { target: "%0", cols: 1000, rows: 1000 }).catch((e) => e);
     expect(grown.code).toBe(ErrorCode.Busy);
-    expect((await client.request("pane/resize", { target: "%1", cols: 60, rows: 20 })).cols).toBe(60);
-    expect(cli(mux, ["ls"]).stdout).toMatch(/%1 1: sleep 300 \[60x20\] running/);
+    expect((await client.request("pane/resize", { target: "%0", cols: 60, rows: 20 })).cols).toBe(60);
+    expect(cli(mux, ["ls"]).stdout).toMatch(/%0 0: sleep 300 \[60x20\] running/);
     client.close();
     await mux.stop();
   });

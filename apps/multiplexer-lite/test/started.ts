@@ -1,7 +1,7 @@
 import type { VenomClient } from "@venom/runtime";
-import { afterAll, afterEach } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach } from "vitest";
 import { cleanupAll, connect, type StartOptions, startMux, type TestDaemon } from "../../../testkit/daemon.js";
-import type { Tmux } from "./tmux.js";
+import { TMUX_MISSING, type Tmux } from "./tmux.js";
 
 /** A daemon, and a client of it for setting up and checking panes. */
 export interface Mux extends TestDaemon {
@@ -30,4 +30,27 @@ export function endedAfterEach(): { mux(options?: StartOptions): Promise<Mux>; t
       return tmux;
     },
   };
+}
+
+/** One daemon for every test of a file: started before the first, stopped after the last; call the result for it. */
+export function daemonForFile(options: StartOptions = {}): () => TestDaemon {
+  let daemon: TestDaemon | undefined;
+  beforeAll(async () => {
+    daemon = await startMux(options);
+  });
+  afterAll(async () => {
+    await daemon?.stop();
+    cleanupAll();
+  });
+  return () => {
+    if (!daemon) throw new Error("the file's daemon has not started");
+    return daemon;
+  };
+}
+
+/** In a describe whose tests need tmux: each is skipped, saying why, where tmux is absent (never here or in CI). */
+export function needsTmux(): void {
+  beforeEach((context) => {
+    if (TMUX_MISSING) context.skip(TMUX_MISSING);
+  });
 }

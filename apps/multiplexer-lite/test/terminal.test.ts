@@ -4,7 +4,7 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { OutputFilter } from "../src/output-filter.js";
 import { VERSION } from "../src/version.js";
-import { endedAfterEach } from "./started.js";
+import { endedAfterEach, needsTmux } from "./started.js";
 import { poll, Tmux } from "./tmux.js";
 
 /**
@@ -33,6 +33,7 @@ function readAnswers(file: string): Promise<Record<string, string>> {
 }
 
 describe("terminal queries", () => {
+  needsTmux();
   it("are answered by the pane's screen model with nobody attached, as tmux answers them", async () => {
     const d = await mux();
     const ours = join(d.workspace, "venom.json");
@@ -77,6 +78,7 @@ describe("terminal queries", () => {
 });
 
 describe("a new pane's terminal settings", () => {
+  needsTmux();
   it("are tmux's: stty -a prints the same in both", async () => {
     const d = await mux();
     const ours = join(d.workspace, "venom-stty.txt");

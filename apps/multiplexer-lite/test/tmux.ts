@@ -1,9 +1,14 @@
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
 let counter = 0;
+
+/** Why tests that compare with tmux or run inside it cannot run here, if they cannot (tmux is installed here and in CI). */
+export const TMUX_MISSING = spawnSync("tmux", ["-V"]).error
+  ? "tmux is not installed: the tests that compare venom-mux with tmux, or drive it inside tmux, need it (apt-get install tmux)"
+  : undefined;
 
 /** Poll `probe` until it returns something, up to `timeoutMs`; the error shows what was last seen. */
 export async function poll<T>(probe: () => T | undefined, describe: () => string, timeoutMs = 10_000): Promise<T> {

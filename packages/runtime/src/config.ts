@@ -75,6 +75,10 @@ export const ConfigSchema = z.strictObject({
       allow_clipboard: z.boolean().default(false),
       /** Budget for every pane's screen and scrollback together, estimated at 12 bytes a cell (xterm's buffer). */
       max_screen_memory_mb: positiveInt.max(1024 * 1024).default(3072),
+      /** The first pane index (tmux's base-index): a new pane takes the lowest free index from here. */
+      base_index: z.number().int().min(0).max(1_000_000).default(0),
+      /** The status line at the bottom of an attached client (tmux's status option). */
+      status: z.boolean().default(true),
     })
     .prefault({}),
   sandbox: SandboxSchema.prefault({}),

@@ -42,6 +42,8 @@ export interface AppMethod<Context> {
 export interface ConnectionHost<Context> {
   readonly app: string;
   readonly server: { name: string; version: string };
+  /** Where owner-only methods must be run from, said when a delegate is refused. */
+  readonly outside: string;
   readonly instance: string;
   readonly logger: Logger;
   readonly dispatcher: Dispatcher<Context>;
@@ -198,7 +200,7 @@ export class Connection<Context> {
     if (principal.kind !== "owner" && !idleRestart) {
       throw new ProtocolError(
         ErrorCode.OwnerRequired,
-        `refused: ${method} needs the owner context; you are a delegate at depth ${principal.depth} (evidence: ${principal.evidence.join(", ")}). Run it from a terminal outside ${this.host.server.name}'s delegated processes${this.host.app === "mux" ? " (outside the multiplexer's panes)" : ""}.`,
+        `refused: ${method} needs the owner context; you are a delegate at depth ${principal.depth} (evidence: ${principal.evidence.join(", ")}). Run it from ${this.host.outside}.`,
         { principal },
       );
     }

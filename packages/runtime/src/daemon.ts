@@ -22,6 +22,8 @@ import { answers } from "./socket-probe.js";
 export interface AppDefinition<Context> {
   app: AppName;
   server: { name: string; version: string };
+  /** Where owner-only methods must be run from, said when a delegate is refused (default: outside the server's delegated processes). */
+  outside?: string;
   tools: readonly ToolDefinition<any, Context>[];
   /** Containment decorators: they run after the approval gate and may deny before execution. */
   decorators?: readonly Decorator<Context>[];
@@ -102,6 +104,10 @@ export class Daemon<Context> implements ConnectionHost<Context> {
   }
   get server(): { name: string; version: string } {
     return this.definition.server;
+  }
+
+  get outside(): string {
+    return this.definition.outside ?? `a terminal outside ${this.definition.server.name}'s delegated processes`;
   }
   get home(): VenomHome {
     return this.options.home;

@@ -3,11 +3,14 @@ import { PrefixError, parsePrefix } from "./keys.js";
 import { AttachSession, NestingRefused } from "./session.js";
 import { OuterTerminal } from "./terminal.js";
 
-/** The prefix key from `[mux] prefix` in the user's config.toml (default C-b); a bad one is an error naming the file and key. */
-export function configuredPrefix(home: VenomHome): string {
+/**
+ * What the user's config.toml says about the attached client: the prefix key (`[mux] prefix`, default C-b; a bad one
+ * is an error naming the file and key) and whether to show the status line (`[mux] status`, default on).
+ */
+export function clientSettings(home: VenomHome): { prefix: string; status: boolean } {
   const config = loadUserConfig(home.configFile);
   try {
-    return parsePrefix(config.mux.prefix);
+    return { prefix: parsePrefix(config.mux.prefix), status: config.mux.status };
   } catch (error) {
     if (error instanceof PrefixError) throw new Error(`${home.configFile}: key mux.prefix: ${error.message}`);
     throw error;
@@ -25,7 +28,7 @@ export function attachToPane(app: CliApp, home: VenomHome, target: string): Prom
 
 /** attachToPane, where no target means the newest running pane (tmux attaches the most recent session). */
 export async function attachTo(app: CliApp, home: VenomHome, target: string | undefined): Promise<number> {
-  const prefix = configuredPrefix(home);
+  const settings = clientSettings(home);
   if (!OuterTerminal.available()) {
     process.stderr.write(
       `${app.program} attach: needs a terminal (stdin and stdout must be a TTY); from a script use ${app.program} send and ${app.program} capture\n`,
@@ -33,7 +36,7 @@ export async function attachTo(app: CliApp, home: VenomHome, target: string | un
     return Exit.usage;
   }
   const terminal = new OuterTerminal();
-  const session = new AttachSession(app, home, terminal, prefix);
+  const session = new AttachSession(app, home, terminal, settings);
   let outcome: Awaited<ReturnType<AttachSession["run"]>>;
   try {
     outcome = await session.run(target);

@@ -1,5 +1,6 @@
-import type { PaneInfo } from "@venom/proto";
+import { type PaneInfo, terminalSafe } from "@venom/proto";
 import { describePane } from "../commands/ls.js";
+import { fitCells } from "./cells.js";
 import { Key } from "./keys.js";
 import type { Overlay, OverlayResult } from "./overlay.js";
 
@@ -31,12 +32,12 @@ export class Chooser implements Overlay {
     const shown = this.panes.slice(first, first + room);
     let out = "\x1b[?25l\x1b[0m\x1b[H\x1b[2J";
     lines.forEach((line, row) => {
-      out += `\x1b[${row + 1};1H\x1b[1m${clip(line, cols)}\x1b[0m`;
+      out += `\x1b[${row + 1};1H\x1b[1m${fitCells(line, cols)}\x1b[0m`;
     });
     shown.forEach((pane, i) => {
       const at = first + i;
       const mark = pane.id === this.current ? "*" : " ";
-      const text = clip(`${mark} (${pane.index}) ${describePane(pane)}`, cols);
+      const text = fitCells(terminalSafe(`${mark} (${pane.index}) ${describePane(pane)}`, { singleLine: true }), cols);
       const style = at === this.#selected ? "\x1b[7m" : "";
       out += `\x1b[${lines.length + i + 1};1H${style}${text}\x1b[0m`;
     });
@@ -65,9 +66,4 @@ export class Chooser implements Overlay {
     if (key === "q" || key === Key.escape || key === Key.ctrlC) return { kind: "close" };
     return { kind: "stay" };
   }
-}
-
-function clip(text: string, cols: number): string {
-  const chars = [...text];
-  return chars.length > cols ? chars.slice(0, cols).join("") : text;
 }

@@ -1,3 +1,5 @@
+import { fitCells, fitCellsFromEnd } from "./cells.js";
+
 /**
  * Something the attach UI draws over the pane (the `w` chooser, the `:` prompt,
  * a message). While one is shown, typed keys go to it, not to the pane, and the
@@ -25,10 +27,12 @@ export type OverlayResult =
 /** Style of the bottom line, like tmux's message-style: black on yellow. */
 const LINE_STYLE = "\x1b[0;30;43m";
 
-/** Draw `text` on the last row in the message style; the cursor is left after the text when `cursor` is true. */
+/**
+ * Draw `text` on the last row in the message style; with `cursor` (a prompt being typed) the cursor is left after the
+ * text and a text too long shows its end, else its start.
+ */
 export function bottomLine(cols: number, rows: number, text: string, cursor: boolean): string {
-  const chars = [...text];
-  const visible = chars.length > cols - 1 ? chars.slice(chars.length - (cols - 1)).join("") : text;
+  const visible = cursor ? fitCellsFromEnd(text, cols - 1) : fitCells(text, cols - 1);
   return `\x1b[${rows};1H${LINE_STYLE}\x1b[2K${visible}${cursor ? "\x1b[?25h" : "\x1b[?25l"}`;
 }
 

@@ -1,13 +1,16 @@
+import { basename } from "node:path";
 import { StringDecoder } from "node:string_decoder";
-import { type PaneInfo, parseMarkers } from "@venom/proto";
+import type { PaneInfo } from "@venom/proto";
 import { type CliApp, RpcClosed, type VenomClient, type VenomHome } from "@venom/runtime/cli";
+import { insideOwnPane } from "../nesting.js";
 import { Chooser } from "./chooser.js";
 import { connectAttached } from "./connection.js";
-import { PaneDisplay } from "./display.js";
+import { PaneDisplay, type StatusBar } from "./display.js";
 import { keyLength, PrefixReader } from "./keys.js";
 import { Message, type Overlay } from "./overlay.js";
 import { Confirm, Prompt } from "./prompt.js";
 import { type CommandHost, type CommandOutcome, runPromptCommand } from "./prompt-commands.js";
+import { renderStatus, statusText } from "./status-line.js";
 import type { OuterTerminal } from "./terminal.js";
 
 /** How an attached client ended: its exit code and the line printed once the terminal is restored. */
@@ -24,6 +27,10 @@ export class NestingRefused extends Error {
 
 /** How long a message stays on the bottom line when no key is typed. */
 const MESSAGE_MS = 2_000;
+/** How long after the pane's output erased the status line it is drawn again (with the screen, from the server). */
+const STATUS_REDRAW_MS = 100;
+/** How often the status line looks for panes made or ended elsewhere and for a new title (tmux's status-interval is 15 s). */
+const STATUS_INTERVAL_MS = 5_000;
 /** Events of a new attachment read before its pane/attach answer is taken (a server sends none, but one socket read could hold some). */
 const MAX_EARLY = 10_000;
 
@@ -60,19 +67,26 @@ export class AttachSession implements CommandHost {
   #stopping = false;
   #resizeQueued = false;
   #messageTimer: NodeJS.Timeout | undefined;
+  readonly #status: boolean;
+  /** The running panes as last listed, and the status line as last drawn. */
+  #statusPanes: PaneInfo[] = [];
+  #statusDrawn = "";
+  #statusRedraw: NodeJS.Timeout | undefined;
+  #statusTimer: NodeJS.Timeout | undefined;
   #resolve: (outcome: Outcome) => void = () => undefined;
   readonly #done = new Promise<Outcome>((resolve) => {
     this.#resolve = resolve;
   });
 
   constructor(
-    private readonly app: CliApp,
+    readonly app: CliApp,
     private readonly home: VenomHome,
     private readonly terminal: OuterTerminal,
-    prefix: string,
+    settings: { prefix: string; status: boolean },
   ) {
-    this.#reader = new PrefixReader(prefix);
-    this.#display = new PaneDisplay(terminal, () => this.#live && !this.#overlay);
+    this.#reader = new PrefixReader(settings.prefix);
+    this.#status = settings.status;
+    this.#display = new PaneDisplay(terminal, () => this.#live && !this.#overlay, settings.status ? this.#statusBar() : undefined);
   }
 
   get client(): VenomClient {
@@ -84,8 +98,42 @@ export class AttachSession implements CommandHost {
     return this.#pane;
   }
 
+  /** The size of a pane shown here: this terminal's, less the status line. */
   size(): { cols: number; rows: number } {
-    return { cols: this.terminal.cols, rows: this.terminal.rows };
+    return { cols: this.terminal.cols, rows: Math.max(2, this.terminal.rows - (this.#status ? 1 : 0)) };
+  }
+
+  // ── the status line ─────────────────────────────────────────────────────
+
+  #statusBar(): StatusBar {
+    return {
+      paneRows: () => this.size().rows,
+      draw: () => {
+        this.#statusDrawn = this.#statusText();
+        return renderStatus(this.#statusDrawn, this.terminal.rows);
+      },
+      erased: () => {
+        // Drawn again with the whole screen once the output pauses; a redraw is already due in the meantime.
+        if (this.#statusRedraw) return;
+        this.#statusRedraw = setTimeout(() => this.#enqueue(() => this.#redrawStatus()), STATUS_REDRAW_MS);
+      },
+    };
+  }
+
+  #statusText(): string {
+    const label = basename(this.client.hello.workspace ?? "") || this.app.program;
+    return statusText({ label, panes: this.#statusPanes, current: this.#pane?.id, last: this.#lastPane }, this.terminal.cols);
+  }
+
+  async #redrawStatus(): Promise<void> {
+    this.#statusRedraw = undefined;
+    if (!this.#overlay) await this.#refresh();
+  }
+
+  /** tmux's status-interval: panes made or ended elsewhere, and the title, are seen this often. */
+  async #pollStatus(): Promise<void> {
+    this.#statusPanes = await this.#running();
+    if (!this.#overlay && !this.#statusRedraw && this.#statusText() !== this.#statusDrawn) await this.#refresh();
   }
 
   /**
@@ -108,20 +156,16 @@ export class AttachSession implements CommandHost {
       throw error;
     }
     this.#started = true;
+    if (this.#status) this.#statusTimer = setInterval(() => this.#enqueue(() => this.#pollStatus()), STATUS_INTERVAL_MS);
     this.terminal.input.on("data", this.#onInput);
     this.terminal.input.resume();
     process.on("SIGWINCH", this.#onResize);
     return this.#done;
   }
 
-  /**
-   * A client inside one of this daemon's own panes would show panes within a
-   * pane (its own pane: output feeding itself without end). tmux refuses nesting
-   * the same way; switching panes is what the prefix keys are for.
-   */
+  /** Attaching inside one of this daemon's own panes would nest the panes in themselves; switching is what the prefix keys are for. */
   #refuseNesting(instance: string): void {
-    const { parent } = parseMarkers(process.env);
-    if (parent?.startsWith(`${instance}/`)) {
+    if (insideOwnPane(instance)) {
       throw new NestingRefused(
         `refused: this terminal is one of this ${this.app.program} daemon's panes, and attaching here would nest the panes in themselves; switch panes from the attached client (prefix n, p, w) or attach from a terminal outside ${this.app.program}`,
       );
@@ -184,6 +228,7 @@ export class AttachSession implements CommandHost {
    */
   async #attach(target: string, resize: boolean, initial = false): Promise<void> {
     const client = this.client;
+    if (this.#status) await this.#running();
     const previous = this.#attachment;
     this.#live = false;
     this.#letGo = previous;
@@ -300,9 +345,11 @@ export class AttachSession implements CommandHost {
     return newest.id;
   }
 
+  /** The running panes in index order (what the status line shows, too). */
   async #running(): Promise<PaneInfo[]> {
     const { panes } = await this.client.request("pane/list");
-    return panes.filter((p) => p.status === "running").sort((a, b) => a.index - b.index);
+    this.#statusPanes = panes.filter((p) => p.status === "running").sort((a, b) => a.index - b.index);
+    return this.#statusPanes;
   }
 
   detach(): void {
@@ -488,6 +535,8 @@ export class AttachSession implements CommandHost {
     process.off("SIGWINCH", this.#onResize);
     this.#display.dispose();
     clearTimeout(this.#messageTimer);
+    clearTimeout(this.#statusRedraw);
+    clearInterval(this.#statusTimer);
     this.terminal.restore();
     this.#client?.close();
     this.#resolve(outcome);

@@ -1,9 +1,10 @@
-import { type CliApp, type Command, UsageError } from "@venom/runtime/cli";
+import { type CliApp, UsageError } from "@venom/runtime/cli";
 import { attachTo } from "../attach/attach.js";
-import { takeTarget, targetOption } from "./target.js";
+import type { MuxCommand } from "./command.js";
+import { promptTarget, takeTarget, targetOption } from "./target.js";
 
 /** tmux `attach`: this terminal shows a pane and types into it until prefix d (default prefix C-b). */
-export function attachCommand(app: CliApp): Command {
+export function attachCommand(app: CliApp): MuxCommand {
   return {
     name: "attach",
     aliases: ["attach-session", "a", "at"],
@@ -11,14 +12,21 @@ export function attachCommand(app: CliApp): Command {
     usage:
       "attach [-t] [TARGET]   (no target: the newest running pane)\n\n" +
       "After the prefix (C-b, or [mux] prefix in config.toml): d detach, n/p next/previous pane, 0-9 pane by index,\n" +
-      "l last pane, w choose a pane, c new pane, x kill the pane, , rename it, : command prompt, the prefix again sends it",
+      "l last pane, w choose a pane, c new pane, x kill the pane, , rename it, : command prompt, the prefix again sends it.\n" +
+      "The status line below the pane lists the panes ([mux] status = false turns it off).",
     management: false,
+    target: "pane",
     options: targetOption,
     async execute(run) {
       if (run.json) throw new UsageError("attach is interactive; --json is not supported (use ls --json or capture --json)");
       const target = run.values.target !== undefined || run.positionals.length > 0 ? takeTarget(run) : undefined;
       if (target && target.rest.length > 0) throw new UsageError(`unexpected argument: ${target.rest[0]}`);
       return attachTo(app, run.home, target?.target);
+    },
+    async prompt(host, run) {
+      // tmux's attach-session at the prompt moves this client to the session named.
+      await host.switchTo(promptTarget(host, run));
+      return { drew: true };
     },
   };
 }

@@ -1,5 +1,6 @@
-import { type CliApp, type Command, Exit, UsageError } from "@venom/runtime/cli";
+import { type CliApp, Exit, UsageError } from "@venom/runtime/cli";
 import { withMux } from "./client.js";
+import type { MuxCommand } from "./command.js";
 import { takeTarget, targetOption } from "./target.js";
 
 /** A tmux line number: an integer, or `-` for the start of history (-S) or the last visible line (-E). */
@@ -11,7 +12,7 @@ function lineNumber(value: string | undefined, dash: number | undefined, flag: s
 }
 
 /** tmux `capture-pane -p`: print the pane's screen (and scrollback with -S). */
-export function captureCommand(app: CliApp): Command {
+export function captureCommand(app: CliApp): MuxCommand {
   return {
     name: "capture",
     aliases: ["capture-pane", "capturep"],
@@ -21,6 +22,7 @@ export function captureCommand(app: CliApp): Command {
       "Lines count from the top of the screen (0); negative numbers reach into history, - is its first line (-S) or the last\n" +
       "line of the screen (-E); a reversed range is swapped. As tmux: trailing spaces are trimmed unless -N or -J.",
     management: false,
+    target: "pane",
     options: {
       ...targetOption,
       start: { type: "string", short: "S" },

@@ -1,6 +1,7 @@
 import type { PaneInfo } from "@venom/proto";
-import { type CliApp, type Command, Exit } from "@venom/runtime/cli";
+import { type CliApp, Exit } from "@venom/runtime/cli";
 import { withMux } from "./client.js";
+import type { MuxCommand } from "./command.js";
 
 export function describePane(pane: PaneInfo): string {
   const state = pane.status === "running" ? "running" : `exited ${pane.signal ? `by ${pane.signal}` : pane.exitCode}`;
@@ -9,13 +10,14 @@ export function describePane(pane: PaneInfo): string {
 }
 
 /** tmux `ls`: every pane, one a line. */
-export function lsCommand(app: CliApp): Command {
+export function lsCommand(app: CliApp): MuxCommand {
   return {
     name: "ls",
     aliases: ["list-panes", "lsp", "list-windows", "lsw", "list-sessions"],
     summary: "list panes",
     usage: "ls",
     management: false,
+    target: "none",
     async execute({ home, json, io }) {
       const { panes } = await withMux(app, home, (client) => client.request("pane/list"));
       if (json) io.out(JSON.stringify(panes));

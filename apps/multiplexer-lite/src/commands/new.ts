@@ -1,12 +1,17 @@
 import { realpathSync } from "node:fs";
 import { isAbsolute, relative, resolve } from "node:path";
-import { parseMarkers } from "@venom/proto";
-import { type CliApp, type Command, Exit, UsageError } from "@venom/runtime/cli";
+import type { PaneNewParamsSchema } from "@venom/proto";
+import { type CliApp, type CommandRun, Exit, UsageError } from "@venom/runtime/cli";
+import type { z } from "zod";
 import { attachToPane } from "../attach/attach.js";
+import { insideOwnPane } from "../nesting.js";
 import { withMux } from "./client.js";
+import type { MuxCommand } from "./command.js";
+
+type PaneNewParams = z.input<typeof PaneNewParamsSchema>;
 
 /** tmux `new-session`/`new-window`: a pane running ARGV (default your shell); attaches unless -d or no terminal. */
-export function newCommand(app: CliApp): Command {
+export function newCommand(app: CliApp): MuxCommand {
   return {
     name: "new",
     aliases: ["new-session", "new-window", "neww"],
@@ -14,8 +19,10 @@ export function newCommand(app: CliApp): Command {
     usage:
       "new [-d] [-n NAME] [-c DIR] [-x COLS] [-y ROWS] [--delegated] [--agent NAME] [-- ARGV…]\n\n" +
       "-s NAME (tmux new-session) names the pane as -n does. The size is this terminal's (80x24 without one) unless -x/-y say otherwise. The pane starts in this directory\n" +
-      "when it is inside the daemon's workspace (else the workspace root); a relative -c DIR is taken from here.",
+      "when it is inside the daemon's workspace (else the workspace root); a relative -c DIR is taken from here.\n" +
+      "At the : prompt (new-window) the new pane is shown unless -d.",
     management: false,
+    target: "none",
     options: {
       detached: { type: "boolean", short: "d" },
       name: { type: "string", short: "n" },
@@ -27,22 +34,13 @@ export function newCommand(app: CliApp): Command {
       y: { type: "string", short: "y" },
     },
     async execute({ home, json, io, values, positionals }) {
-      const cols = dimension(values.x as string | undefined, "-x", process.stdout.columns ?? 80);
-      const rows = dimension(values.y as string | undefined, "-y", process.stdout.rows ?? 24);
+      const size = { cols: process.stdout.columns ?? 80, rows: process.stdout.rows ?? 24 };
       const terminal = !values.detached && !json && process.stdin.isTTY === true && process.stdout.isTTY === true;
       let nested = false;
       const pane = await withMux(app, home, (client) => {
         // Inside one of this daemon's own panes, attaching would nest panes in themselves: create it detached instead.
-        nested = parseMarkers(process.env).parent?.startsWith(`${client.hello.instance}/`) === true;
-        return client.request("pane/new", {
-          ...(positionals.length > 0 ? { argv: positionals } : {}),
-          ...(values.name || values.session ? { name: (values.name ?? values.session) as string } : {}),
-          ...startIn(values.cwd as string | undefined, client.hello.workspace),
-          ...(values.delegated ? { envPolicy: "delegated" as const } : {}),
-          ...(values.agent ? { agent: values.agent as string } : {}),
-          cols,
-          rows,
-        });
+        nested = insideOwnPane(client.hello.instance);
+        return client.request("pane/new", paneParams({ values, positionals }, client.hello.workspace, size));
       });
       if (terminal && !nested) return attachToPane(app, home, pane.id);
       if (terminal) io.err(`${app.program}: created ${pane.id} detached: this terminal is one of its panes (switch with prefix n, p or w)`);
@@ -50,6 +48,30 @@ export function newCommand(app: CliApp): Command {
       else io.out(`${pane.id} ${pane.name}`);
       return Exit.ok;
     },
+    async prompt(host, run) {
+      const pane = await host.client.request("pane/new", paneParams(run, host.client.hello.workspace, host.size()));
+      if (run.values.detached) return { message: `new pane ${pane.id} ${pane.name}` };
+      await host.switchTo(pane.id);
+      return { drew: true };
+    },
+  };
+}
+
+/** What `new` asks the daemon for, from the command line, the daemon's workspace and the size of the terminal it was typed in. */
+function paneParams(
+  { values, positionals }: Pick<CommandRun, "values" | "positionals">,
+  workspace: string | null,
+  size: { cols: number; rows: number },
+): PaneNewParams {
+  const name = (values.name ?? values.session) as string | undefined;
+  return {
+    ...(positionals.length > 0 ? { argv: positionals } : {}),
+    ...(name ? { name } : {}),
+    ...startIn(values.cwd as string | undefined, workspace),
+    ...(values.delegated ? { envPolicy: "delegated" as const } : {}),
+    ...(values.agent ? { agent: values.agent as string } : {}),
+    cols: dimension(values.x as string | undefined, "-x", size.cols),
+    rows: dimension(values.y as string | undefined, "-y", size.rows),
   };
 }
 

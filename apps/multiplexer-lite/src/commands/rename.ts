@@ -1,14 +1,18 @@
-import { type CliApp, type Command, Exit, UsageError } from "@venom/runtime/cli";
+import { type CliApp, Exit, UsageError } from "@venom/runtime/cli";
+import { CommandError } from "../attach/prompt-commands.js";
 import { withMux } from "./client.js";
-import { takeTarget, targetOption } from "./target.js";
+import type { MuxCommand } from "./command.js";
+import { promptTarget, takeTarget, targetOption } from "./target.js";
 
-export function renameCommand(app: CliApp): Command {
+/** tmux `rename-window`. */
+export function renameCommand(app: CliApp): MuxCommand {
   return {
     name: "rename",
-    aliases: ["rename-window", "renamew"],
+    aliases: ["rename-window", "renamew", "rename-pane"],
     summary: "rename a pane: rename [-t] TARGET NAME",
-    usage: "rename [-t] TARGET NAME",
+    usage: "rename [-t] TARGET NAME   (at the : prompt: rename-window [-t TARGET] NAME, the pane shown by default)",
     management: false,
+    target: "pane",
     options: targetOption,
     async execute(run) {
       const { target, rest } = takeTarget(run);
@@ -17,6 +21,13 @@ export function renameCommand(app: CliApp): Command {
       const pane = await withMux(app, run.home, (client) => client.request("pane/rename", { target, name }));
       if (run.json) run.io.out(JSON.stringify(pane));
       return Exit.ok;
+    },
+    async prompt(host, run) {
+      const [name, ...extra] = run.positionals;
+      if (!name || extra.length > 0) throw new CommandError("usage: rename-window [-t TARGET] NAME");
+      const pane = await host.client.request("pane/rename", { target: promptTarget(host, run), name });
+      if (host.pane && pane.id === host.pane.id) host.pane.name = pane.name;
+      return {};
     },
   };
 }

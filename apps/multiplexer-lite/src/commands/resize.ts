@@ -1,15 +1,17 @@
-import { type CliApp, type Command, Exit, UsageError } from "@venom/runtime/cli";
+import { type CliApp, Exit, UsageError } from "@venom/runtime/cli";
 import { withMux } from "./client.js";
+import type { MuxCommand } from "./command.js";
 import { takeTarget, targetOption } from "./target.js";
 
 /** tmux `resize-pane -x COLS -y ROWS`; the program in the pane gets SIGWINCH. */
-export function resizeCommand(app: CliApp): Command {
+export function resizeCommand(app: CliApp): MuxCommand {
   return {
     name: "resize",
     aliases: ["resize-pane", "resizep"],
     summary: "resize a pane: resize [-t] TARGET -x COLS -y ROWS",
     usage: "resize [-t] TARGET -x COLS -y ROWS",
     management: false,
+    target: "pane",
     options: { ...targetOption, x: { type: "string", short: "x" }, y: { type: "string", short: "y" } },
     async execute(run) {
       const { target } = takeTarget(run);

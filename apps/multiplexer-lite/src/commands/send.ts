@@ -1,13 +1,14 @@
-import { type CliApp, type Command, Exit, UsageError } from "@venom/runtime/cli";
+import { type CliApp, type CommandRun, Exit, UsageError } from "@venom/runtime/cli";
 import { malformedKey, parseKey } from "../keys.js";
 import { withMux } from "./client.js";
-import { takeTarget, targetOption } from "./target.js";
+import type { MuxCommand } from "./command.js";
+import { promptTarget, takeTarget, targetOption } from "./target.js";
 
 /**
  * tmux `send-keys`: arguments that are key names (Enter, C-c, Up, F5, NPage…) are keys, encoded by the daemon for the
  * pane's current modes; other words are typed. -l types everything literally; -p sends it as one paste.
  */
-export function sendCommand(app: CliApp): Command {
+export function sendCommand(app: CliApp): MuxCommand {
   return {
     name: "send",
     aliases: ["send-keys"],
@@ -18,8 +19,10 @@ export function sendCommand(app: CliApp): Command {
       "(PageUp PageDown) F1-F12 KP0-KP9 KP/ KP* KP- KP+ KP. KPEnter, with modifiers C- M- S- (C-c, M-Enter, S-Left,\n" +
       "C-M-Up) or ^c. Cursor keys follow the program's application cursor mode, the keypad its keypad mode.\n" +
       "Something that looks like a key name but is none (C-Foo, F13) is an error; -l types it. -p types the text\n" +
-      "(arguments joined, as -l joins them) as a paste: newlines become Enter, and it is bracketed if the program asked for it.",
+      "(arguments joined, as -l joins them) as a paste: newlines become Enter, and it is bracketed if the program asked for it.\n" +
+      "At the : prompt (send-keys [-t TARGET] …) it types into the pane shown unless -t.",
     management: false,
+    target: "pane",
     options: {
       ...targetOption,
       enter: { type: "boolean" },
@@ -28,18 +31,27 @@ export function sendCommand(app: CliApp): Command {
     },
     async execute(run) {
       const { target, rest } = takeTarget(run);
-      if (rest.length === 0 && !run.values.enter) throw new UsageError("nothing to send");
-      const literal = run.values.literal === true || run.values.paste === true;
-      if (!literal) {
-        const bad = rest.find(malformedKey);
-        if (bad !== undefined) throw new UsageError(`unknown key name: ${JSON.stringify(bad)} (send -l types it as text)`);
-      }
-      const params = literal
-        ? { target, data: rest.join(""), paste: run.values.paste === true }
-        : { target, keys: rest.map((arg) => (parseKey(arg) ? { key: arg } : { text: arg })) };
-      const result = await withMux(app, run.home, (client) => client.request("pane/send", { ...params, enter: run.values.enter === true }));
+      const result = await withMux(app, run.home, (client) => client.request("pane/send", sendParams(target, rest, run.values)));
       if (run.json) run.io.out(JSON.stringify(result));
       return Exit.ok;
     },
+    async prompt(host, run) {
+      await host.client.request("pane/send", sendParams(promptTarget(host, run), run.positionals, run.values));
+      return {};
+    },
   };
+}
+
+/** What `send` asks the daemon to type: key names checked here, encoded there for the pane's modes. */
+function sendParams(target: string, rest: string[], values: CommandRun["values"]) {
+  if (rest.length === 0 && !values.enter) throw new UsageError("nothing to send");
+  const literal = values.literal === true || values.paste === true;
+  if (!literal) {
+    const bad = rest.find(malformedKey);
+    if (bad !== undefined) throw new UsageError(`unknown key name: ${JSON.stringify(bad)} (send -l types it as text)`);
+  }
+  const typed = literal
+    ? { data: rest.join(""), paste: values.paste === true }
+    : { keys: rest.map((arg) => (parseKey(arg) ? { key: arg } : { text: arg })) };
+  return { target, ...typed, enter: values.enter === true };
 }

@@ -1,7 +1,8 @@
 import { constants } from "node:os";
 import type { PaneInfo } from "@venom/proto";
-import { type CliApp, type Command, Exit, UsageError, type VenomClient } from "@venom/runtime/cli";
+import { type CliApp, Exit, UsageError, type VenomClient } from "@venom/runtime/cli";
 import { withMux } from "./client.js";
+import type { MuxCommand } from "./command.js";
 import { takeTarget, targetOption } from "./target.js";
 
 /** Exit code when the timeout passed first (as timeout(1)). */
@@ -13,7 +14,7 @@ const TIMED_OUT = 124;
  * its screen shows REGEX (--for), or until it prints nothing for MS
  * milliseconds (--quiet); 124 on timeout.
  */
-export function waitCommand(app: CliApp): Command {
+export function waitCommand(app: CliApp): MuxCommand {
   return {
     name: "wait",
     summary: "wait for a pane: until it exits (its code), shows REGEX or goes quiet: wait [-t] TARGET [--for RE | --quiet MS | --exit]",
@@ -25,6 +26,7 @@ export function waitCommand(app: CliApp): Command {
       "--quiet MS: until the pane has printed nothing for MS milliseconds; 0, or the program's code if it exits first.\n" +
       "--timeout: 124 when it passes first.",
     management: false,
+    target: "pane",
     options: {
       ...targetOption,
       timeout: { type: "string" },

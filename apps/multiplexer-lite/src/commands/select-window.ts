@@ -1,0 +1,22 @@
+import { CommandError } from "../attach/prompt-commands.js";
+import type { MuxCommand } from "./command.js";
+import { targetOption } from "./target.js";
+
+/** tmux `select-window -t TARGET`: show another pane in this attached client. */
+export function selectWindowCommand(): MuxCommand {
+  return {
+    name: "select-window",
+    aliases: ["selectw", "select-pane", "selectp"],
+    summary: "show another pane in the attached client (: prompt): select-window -t TARGET",
+    usage: "select-window -t TARGET",
+    management: false,
+    target: "pane",
+    options: targetOption,
+    async prompt(host, run) {
+      const target = run.values.target;
+      if (typeof target !== "string" || run.positionals.length > 0) throw new CommandError("usage: select-window -t TARGET");
+      await host.switchTo(target);
+      return { drew: true };
+    },
+  };
+}
