@@ -1,8 +1,8 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { cli, MUX_BIN, type StartOptions, type TestDaemon } from "@venom/testkit";
 import { describe, expect, it } from "vitest";
-import { cli, MUX_BIN, type StartOptions, type TestDaemon } from "../../../testkit/daemon.js";
 import { AltScreenFilter } from "../src/attach/altscreen.js";
 import { PrefixReader, parsePrefix } from "../src/attach/keys.js";
 import { words } from "../src/attach/prompt-commands.js";

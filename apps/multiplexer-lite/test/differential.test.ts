@@ -1,7 +1,7 @@
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { cleanupAll, cli, startMux, type TestDaemon, tempDir } from "@venom/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { cleanupAll, cli, startMux, type TestDaemon, tempDir } from "../../../testkit/daemon.js";
 import { poll, Tmux } from "./tmux.js";
 
 /**

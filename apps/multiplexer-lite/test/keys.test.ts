@@ -1,8 +1,8 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { cleanupAll, cli, startMux, type TestDaemon } from "@venom/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { cleanupAll, cli, startMux, type TestDaemon } from "../../../testkit/daemon.js";
 import { poll, Tmux } from "./tmux.js";
 
 /**

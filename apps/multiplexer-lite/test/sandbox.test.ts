@@ -1,11 +1,12 @@
 import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { cleanupAll, cli, connect, startDaemon, startMux, tempDir } from "@venom/testkit";
 import { afterAll, describe, expect, it } from "vitest";
-import { cleanupAll, cli, connect, startDaemon, startMux, tempDir } from "../../../testkit/daemon.js";
 
-const WITHOUT_LANDLOCK = fileURLToPath(new URL("../../../testkit/without-landlock.mjs", import.meta.url));
+const WITHOUT_LANDLOCK = createRequire(import.meta.url).resolve("@venom/testkit/without-landlock.mjs");
 const MUX_MAIN = fileURLToPath(new URL("../dist/main.js", import.meta.url));
 
 afterAll(cleanupAll);

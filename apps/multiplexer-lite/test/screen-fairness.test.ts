@@ -1,5 +1,5 @@
+import { connect } from "@venom/testkit";
 import { describe, expect, it } from "vitest";
-import { connect } from "../../../testkit/daemon.js";
 import { endedAfterEach } from "./started.js";
 
 const started = endedAfterEach();
@@ -40,7 +40,9 @@ describe("venom-mux: one pane's work in the screen worker never stalls the other
       .poll(async () => (await other.request("pane/capture", { target: quiet.id })).text, { timeout: 60_000, interval: 10 })
       .toMatch(/typed during the flood\ntyped during the flood/);
     // Ordering, not timing: the quiet pane was served while the flooding pane's earlier requests still waited on its backlog.
-    expect(floodCaptured, "every capture of the flooding pane, all asked first, was answered before the quiet pane's").toBeLessThan(CAPTURES);
+    expect(floodCaptured, "every capture of the flooding pane, all asked first, was answered before the quiet pane's").toBeLessThan(
+      CAPTURES,
+    );
 
     // The flood went on meanwhile: its captures all answer, at the last size asked for, further along than before.
     const last = (await Promise.all(floodCaptures)).at(-1)?.text ?? "";

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
+import { cleanupAll, cli, startOrch } from "@venom/testkit";
 import { afterAll, describe, expect, it } from "vitest";
-import { cleanupAll, cli, startOrch } from "../../../testkit/daemon.js";
 import { startStack } from "./stack.js";
 
 afterAll(cleanupAll);

@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { cleanupAll, connect, startEcho, type TestDaemon, tempDir } from "@venom/testkit";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { cleanupAll, connect, startEcho, type TestDaemon, tempDir } from "../../../testkit/daemon.js";
 
 let daemon: TestDaemon;
 beforeAll(async () => {
@@ -146,7 +146,9 @@ describe("write (spec, Tool rules: contained, atomic, bounded)", () => {
       const client = await connect(victim, approve);
       const writing = (async () => {
         for (let i = round; ; i++) {
-          const result = await client.callTool("write", { path: "big.txt", content: versions[1 + (i % 3)] as string }).catch(() => undefined);
+          const result = await client
+            .callTool("write", { path: "big.txt", content: versions[1 + (i % 3)] as string })
+            .catch(() => undefined);
           if (!result) return;
         }
       })();
