@@ -14,7 +14,7 @@ import { WireClient } from "./wire-client.js";
 const HELP = `venom-conformance: the rules of Venom's source documents as checks against a running venom/1 daemon
 
 Usage:
-  venom-conformance --socket PATH --workspace DIR [--home DIR] [--stdio-command CMD] [--canary VALUE] [options]
+  venom-conformance --socket PATH --workspace DIR [--home DIR] [--stdio-command CMD] [--serve-command CMD] [--canary VALUE] [options]
   venom-conformance --target echo|mux|orch [options] start our venom-echo, venom-mux or venom-orch in a temporary home, check it, stop it
   venom-conformance --list [--target NAME | --socket PATH --workspace DIR]
                                                 every check: id, level, requirement; with a daemon, whether it runs there
@@ -22,6 +22,8 @@ Usage:
 Options:
   --home DIR            the daemon's VENOM_HOME (default: the directory above the socket's state/)
   --stdio-command CMD   how to start the daemon's stdio endpoint (run with /bin/sh -c)
+  --serve-command CMD   how to start another instance in the foreground on the VENOM_HOME in its environment
+                        (run with /bin/sh -c); without it instance/hostile-home is N-A
   --canary VALUE        a secret you placed in the daemon's environment; without it secrets/canary warns
   --only PREFIX         run only checks whose id starts with PREFIX (repeatable)
   --json FILE           write every result (requirement, expected, actual, redacted transcript) as JSON
@@ -42,6 +44,7 @@ const options = {
   workspace: { type: "string" },
   home: { type: "string" },
   "stdio-command": { type: "string" },
+  "serve-command": { type: "string" },
   canary: { type: "string" },
   target: { type: "string" },
   only: { type: "string", multiple: true },
@@ -63,11 +66,13 @@ function givenTarget(values: Values): Target {
   const path = resolve(socket);
   const home = values.home ?? (basename(dirname(path)) === "state" ? dirname(dirname(path)) : undefined);
   const command = values["stdio-command"];
+  const serve = values["serve-command"];
   return {
     socket: path,
     workspace: resolve(workspace),
     ...(home ? { home: resolve(home) } : {}),
     ...(command ? { stdio: { command: "/bin/sh", args: ["-c", command] } } : {}),
+    ...(serve ? { serve: { command: "/bin/sh", args: ["-c", serve] } } : {}),
     ...(values.canary ? { canary: values.canary } : {}),
   };
 }

@@ -7,6 +7,7 @@ import { eventsChecks } from "./checks/events.js";
 import { framingChecks } from "./checks/framing.js";
 import { grantsChecks } from "./checks/grants.js";
 import { handshakeChecks } from "./checks/handshake.js";
+import { homeChecks } from "./checks/home.js";
 import { identityChecks } from "./checks/identity.js";
 import { orchChecks } from "./checks/orch.js";
 import { paneChecks } from "./checks/panes.js";
@@ -24,6 +25,7 @@ import { writeChecks } from "./checks/write.js";
  */
 export const CHECKS: readonly Check[] = [
   ...transportChecks,
+  ...homeChecks,
   ...handshakeChecks,
   ...framingChecks,
   ...protocolChecks,

@@ -66,6 +66,7 @@ export async function startTarget(name: string): Promise<StartedTarget> {
     home,
     canary,
     stdio: { command: process.execPath, args: [main, "serve", "--stdio", "--workspace", workspace], env },
+    serve: { command: process.execPath, args: [main, "serve", "--workspace", workspace], env },
     diagnostics: () => printed,
     stop,
   };
