@@ -39,6 +39,8 @@ export interface Target {
    * relative to target.home.
    */
   serve?: { command: string; args: readonly string[]; env?: NodeJS.ProcessEnv };
+  /** The daemon's HOME, when the suite chose it: where a confined process must not read. */
+  userHome?: string;
   /** A value planted in the daemon's environment that must never come back. */
   canary?: string;
   /** What the daemon printed outside the protocol, when the suite started it. */

@@ -15,7 +15,9 @@ const HELP = `venom-conformance: the rules of Venom's source documents as checks
 
 Usage:
   venom-conformance --socket PATH --workspace DIR [--home DIR] [--stdio-command CMD] [--serve-command CMD] [--canary VALUE] [options]
-  venom-conformance --target echo|mux|orch [options] start our venom-echo, venom-mux or venom-orch in a temporary home, check it, stop it
+  venom-conformance --target echo|mux|orch [--confined] [options]
+                                                start our venom-echo, venom-mux or venom-orch in a temporary home, check it, stop it;
+                                                --confined: with [sandbox] mode = "landlock", network = "none" (the confinement/ checks)
   venom-conformance --list [--target NAME | --socket PATH --workspace DIR]
                                                 every check: id, level, requirement; with a daemon, whether it runs there
 
@@ -47,6 +49,7 @@ const options = {
   "serve-command": { type: "string" },
   canary: { type: "string" },
   target: { type: "string" },
+  confined: { type: "boolean" },
   only: { type: "string", multiple: true },
   json: { type: "string" },
   junit: { type: "string" },
@@ -107,7 +110,7 @@ async function run(values: Values, checks: readonly Check[], rounds: number): Pr
   const described = { socket: values.socket ?? `(--target ${values.target})`, workspace: values.workspace ?? "" };
   let started: StartedTarget | undefined;
   try {
-    started = values.target ? await startTarget(values.target) : undefined;
+    started = values.target ? await startTarget(values.target, { confined: values.confined === true }) : undefined;
     return await runConformance(started ?? givenTarget(values), { checks, raceRounds: rounds });
   } catch (error) {
     if (error instanceof UsageError) throw error;
@@ -123,10 +126,11 @@ async function main(argv: string[]): Promise<number> {
     console.log(HELP);
     return EXIT.pass;
   }
+  if (values.confined && !values.target) throw new UsageError("--confined applies to a daemon the suite starts: give --target too");
   const checks = selectChecks(values.only ?? []);
   if (checks.length === 0) throw new UsageError(`no check id starts with ${values.only?.join(" or ")}; see --list`);
   if (values.list) {
-    const started = values.target ? await startTarget(values.target) : undefined;
+    const started = values.target ? await startTarget(values.target, { confined: values.confined === true }) : undefined;
     try {
       const target = started ?? (values.socket ? givenTarget(values) : undefined);
       for (const line of await list(checks, target)) console.log(line);

@@ -1,6 +1,7 @@
 import type { Check } from "./check.js";
 import { approvalChecks } from "./checks/approval.js";
 import { boundsChecks } from "./checks/bounds.js";
+import { confinementChecks } from "./checks/confinement.js";
 import { containmentChecks } from "./checks/containment.js";
 import { delegatedChecks } from "./checks/delegated.js";
 import { eventsChecks } from "./checks/events.js";
@@ -36,6 +37,7 @@ export const CHECKS: readonly Check[] = [
   ...writeChecks,
   ...eventsChecks,
   ...containmentChecks,
+  ...confinementChecks,
   ...processChecks,
   ...delegatedChecks,
   ...identityChecks,

@@ -135,6 +135,26 @@ describe("venom-conformance", () => {
     expect(unknown.stderr).toContain("--target must be echo, mux or orch");
     expect((await cli()).code).toBe(2);
     expect((await cli("--target", "echo", "--only", "nothing/")).code).toBe(2);
+    expect((await cli("--socket", join(scratch, "x.sock"), "--workspace", scratch, "--confined")).code).toBe(2);
+  });
+
+  it("--confined starts venom-echo with [sandbox] on: a run's process writes nothing outside, reads nothing of the home, connects nowhere, kills nothing outside", async () => {
+    const confined = await cli("--target", "echo", "--confined", "--only", "confinement/");
+    expect(confined.code, confined.stdout).toBe(0);
+    expect(
+      confined.stdout
+        .split("\n")
+        .filter((line) => /^(PASS|FAIL|N-A|ERR)/.test(line))
+        .map((line) => line.split(" (")[0]),
+    ).toEqual([
+      "PASS confinement/write-outside",
+      "PASS confinement/read-home",
+      "PASS confinement/tcp-none",
+      "PASS confinement/signal-outside",
+    ]);
+    // Without it the daemon confines nothing and says so: the checks do not apply.
+    const plain = await cli("--target", "echo", "--only", "confinement/");
+    expect(plain.stdout).toMatch(/^0 passed, 0 failed, 0 warned, 4 not-applicable, 0 errors$/m);
   });
 
   it("exits 0 only when every scored check passed", () => {
