@@ -2,8 +2,11 @@
 // home; shipped local demo agents (no network, no model) run in venom-mux panes.
 // One writes a file through venom-echo and waits for your approval, one tries
 // to read outside the workspace, one tries `venom-mux stop` from its pane, one
-// delegates to a nested agent through a nested venom-orch, and one speaks ACP
-// (its permission requests come to you). Without a terminal
+// delegates to a nested agent through a nested venom-orch, one speaks ACP (its
+// permission requests come to you), and one confined by its own
+// `[agents.NAME] sandbox` (Landlock) tries to write outside the workspace and
+// read a key in your home (a stand-in home: the demo never touches yours), and
+// is refused by the kernel. Without a terminal
 // the demo answers the approvals itself and prints what was asked and answered;
 // on a terminal it asks you.
 import { execFileSync } from "node:child_process";
@@ -23,6 +26,14 @@ const home = join(root, "home");
 const workspace = join(root, "workspace");
 mkdirSync(home, { mode: 0o700 });
 mkdirSync(workspace);
+// The person's home as the daemons see it (HOME), with a key in it: a stand-in, so the demo reads nothing of yours.
+const you = join(root, "you");
+mkdirSync(join(you, ".ssh"), { recursive: true, mode: 0o700 });
+const key = join(you, ".ssh", "id_demo");
+writeFileSync(key, "DEMO-PRIVATE-KEY\n", { mode: 0o600 });
+const outside = join(root, "outside.txt");
+// The confined agent: a shell that tries to read $1 (the key) and write $2 (its prompt, a path outside the workspace).
+const TRESPASS = 'cat "$1" && echo "read $1"; echo "an agent was here" > "$2" && echo "wrote $2"; exit 0';
 writeFileSync(
   join(home, "config.toml"),
   [
@@ -31,9 +42,11 @@ writeFileSync(
     `[agents.venom]\nargs = ["run", "writer", "--"]\n`,
     // An agent that speaks the Agent Client Protocol: its permission requests come to you, its fs/terminal requests are refused.
     `[agents.acp-demo]\nexecutable = "${acpAgent}"\nacp = true\n`,
+    // Confined by its own sandbox while [sandbox] stays off for the others.
+    `[agents.boxed]\nexecutable = "/bin/sh"\nargs = ${JSON.stringify(["-c", TRESPASS, "boxed", key])}\nsandbox = "landlock"\n`,
   ].join("\n"),
 );
-const env = { ...process.env, VENOM_HOME: home };
+const env = { ...process.env, VENOM_HOME: home, HOME: you };
 const interactive = process.stdin.isTTY && process.stderr.isTTY;
 
 function daemon(app, ...args) {
@@ -96,6 +109,12 @@ try {
     "acp-demo",
     "tool read README.md\ntool edit notes.txt\nask-client fs/read_text_file",
   );
+  await run(
+    `an agent confined by its own [agents.boxed] sandbox (Landlock) tries to read ${key} and write outside the workspace: the kernel refuses both`,
+    "boxed",
+    outside,
+  );
+  console.log(`  ${outside} ${existsSync(outside) ? "EXISTS: the write got through" : "does not exist: nothing was written"}`);
 } finally {
   // Never leave a daemon behind, even if a step above failed.
   for (const app of ["orch", "mux", "echo"]) {

@@ -4,7 +4,7 @@
 // node without-landlock.mjs [args…]: the script sees the same argv.slice(2).
 import { createRequire } from "node:module";
 
-const koffi = createRequire(new URL("../packages/native/package.json", import.meta.url))("koffi");
+const koffi = createRequire(createRequire(import.meta.url).resolve("@venom/native"))("koffi");
 const libc = koffi.load("libc.so.6");
 const SockFilter = koffi.struct({ code: "uint16_t", jt: "uint8_t", jf: "uint8_t", k: "uint32_t" });
 const SockFprog = koffi.struct({ len: "uint16_t", filter: koffi.pointer(SockFilter) });
@@ -26,5 +26,4 @@ const filter = [
 if (setNoNewPrivs(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) !== 0) throw new Error("prctl(PR_SET_NO_NEW_PRIVS) failed");
 if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, { len: filter.length, filter }, 0, 0) !== 0) throw new Error("prctl(PR_SET_SECCOMP) failed");
 
-// biome-ignore lint/suspicious/noUndeclaredEnvVars: set by the test that starts this wrapper, never by the environment of a build
 await import(new URL(process.env.WITHOUT_LANDLOCK_SCRIPT ?? "", `file://${process.cwd()}/`).href);

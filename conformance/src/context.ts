@@ -32,6 +32,15 @@ export interface Target {
   home?: string;
   /** How to start its stdio endpoint: one session over stdin/stdout. */
   stdio?: { command: string; args: readonly string[]; env?: NodeJS.ProcessEnv };
+  /**
+   * How to start another instance of the daemon in the foreground, on the
+   * VENOM_HOME given in its environment: the hostile-home check starts it on
+   * homes it must refuse. Its socket is then where target.socket lies
+   * relative to target.home.
+   */
+  serve?: { command: string; args: readonly string[]; env?: NodeJS.ProcessEnv };
+  /** The daemon's HOME, when the suite chose it: where a confined process must not read. */
+  userHome?: string;
   /** A value planted in the daemon's environment that must never come back. */
   canary?: string;
   /** What the daemon printed outside the protocol, when the suite started it. */

@@ -64,10 +64,10 @@ export const LEDGER: readonly LedgerSection[] = [
     sentences: [
       [
         "Model output, tool arguments, project files, project configuration, skill text, command output, and delegated-agent output are untrusted.",
-        ["containment/path-escapes", "approval/never-policy"],
+        ["containment/path-escapes", "approval/never-policy", "protocol/error-text-escaped"],
       ],
       ["User configuration and an approval response express policy but are not additional filesystem or process isolation.", "descriptive"],
-      ["Each SCV instance is isolated by its `SCV_HOME` root.", ["instance/private-files"]],
+      ["Each SCV instance is isolated by its `SCV_HOME` root.", ["instance/private-files", "instance/hostile-home"]],
       [
         "Its socket, service unit, configuration, skills, credentials, channel state, and nested-agent state remain within that profile; custom homes do not fall back to `~/.scv`.",
         {
@@ -387,7 +387,10 @@ export const LEDGER: readonly LedgerSection[] = [
         "The stdio endpoint remains available for one-shot local clients and does not support component management.",
         ["stdio/no-management"],
       ],
-      ["Both transports require the versioned handshake.", ["handshake/first-message", "handshake/version", "stdio/hello-required"]],
+      [
+        "Both transports require the versioned handshake.",
+        ["handshake/first-message", "handshake/idle-closed", "handshake/version", "stdio/hello-required"],
+      ],
       ["The opt-in WeChat channel is an outbound HTTPS client of iLink, not a server transport; it opens no listening port.", "channels"],
       [
         "It accepts only trusted iLink origins, validates response envelopes, persists state atomically, and never reports bearer tokens.",

@@ -14,14 +14,18 @@ import { WireClient } from "./wire-client.js";
 const HELP = `venom-conformance: the rules of Venom's source documents as checks against a running venom/1 daemon
 
 Usage:
-  venom-conformance --socket PATH --workspace DIR [--home DIR] [--stdio-command CMD] [--canary VALUE] [options]
-  venom-conformance --target echo|mux|orch [options] start our venom-echo, venom-mux or venom-orch in a temporary home, check it, stop it
+  venom-conformance --socket PATH --workspace DIR [--home DIR] [--stdio-command CMD] [--serve-command CMD] [--canary VALUE] [options]
+  venom-conformance --target echo|mux|orch [--confined] [options]
+                                                start our venom-echo, venom-mux or venom-orch in a temporary home, check it, stop it;
+                                                --confined: with [sandbox] mode = "landlock", network = "none" (the confinement/ checks)
   venom-conformance --list [--target NAME | --socket PATH --workspace DIR]
                                                 every check: id, level, requirement; with a daemon, whether it runs there
 
 Options:
   --home DIR            the daemon's VENOM_HOME (default: the directory above the socket's state/)
   --stdio-command CMD   how to start the daemon's stdio endpoint (run with /bin/sh -c)
+  --serve-command CMD   how to start another instance in the foreground on the VENOM_HOME in its environment
+                        (run with /bin/sh -c); without it instance/hostile-home is N-A
   --canary VALUE        a secret you placed in the daemon's environment; without it secrets/canary warns
   --only PREFIX         run only checks whose id starts with PREFIX (repeatable)
   --json FILE           write every result (requirement, expected, actual, redacted transcript) as JSON
@@ -42,8 +46,10 @@ const options = {
   workspace: { type: "string" },
   home: { type: "string" },
   "stdio-command": { type: "string" },
+  "serve-command": { type: "string" },
   canary: { type: "string" },
   target: { type: "string" },
+  confined: { type: "boolean" },
   only: { type: "string", multiple: true },
   json: { type: "string" },
   junit: { type: "string" },
@@ -63,11 +69,13 @@ function givenTarget(values: Values): Target {
   const path = resolve(socket);
   const home = values.home ?? (basename(dirname(path)) === "state" ? dirname(dirname(path)) : undefined);
   const command = values["stdio-command"];
+  const serve = values["serve-command"];
   return {
     socket: path,
     workspace: resolve(workspace),
     ...(home ? { home: resolve(home) } : {}),
     ...(command ? { stdio: { command: "/bin/sh", args: ["-c", command] } } : {}),
+    ...(serve ? { serve: { command: "/bin/sh", args: ["-c", serve] } } : {}),
     ...(values.canary ? { canary: values.canary } : {}),
   };
 }
@@ -102,7 +110,7 @@ async function run(values: Values, checks: readonly Check[], rounds: number): Pr
   const described = { socket: values.socket ?? `(--target ${values.target})`, workspace: values.workspace ?? "" };
   let started: StartedTarget | undefined;
   try {
-    started = values.target ? await startTarget(values.target) : undefined;
+    started = values.target ? await startTarget(values.target, { confined: values.confined === true }) : undefined;
     return await runConformance(started ?? givenTarget(values), { checks, raceRounds: rounds });
   } catch (error) {
     if (error instanceof UsageError) throw error;
@@ -118,10 +126,11 @@ async function main(argv: string[]): Promise<number> {
     console.log(HELP);
     return EXIT.pass;
   }
+  if (values.confined && !values.target) throw new UsageError("--confined applies to a daemon the suite starts: give --target too");
   const checks = selectChecks(values.only ?? []);
   if (checks.length === 0) throw new UsageError(`no check id starts with ${values.only?.join(" or ")}; see --list`);
   if (values.list) {
-    const started = values.target ? await startTarget(values.target) : undefined;
+    const started = values.target ? await startTarget(values.target, { confined: values.confined === true }) : undefined;
     try {
       const target = started ?? (values.socket ? givenTarget(values) : undefined);
       for (const line of await list(checks, target)) console.log(line);

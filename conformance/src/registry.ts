@@ -2,12 +2,14 @@ import type { Check } from "./check.js";
 import { acpChecks } from "./checks/acp.js";
 import { approvalChecks } from "./checks/approval.js";
 import { boundsChecks } from "./checks/bounds.js";
+import { confinementChecks } from "./checks/confinement.js";
 import { containmentChecks } from "./checks/containment.js";
 import { delegatedChecks } from "./checks/delegated.js";
 import { eventsChecks } from "./checks/events.js";
 import { framingChecks } from "./checks/framing.js";
 import { grantsChecks } from "./checks/grants.js";
 import { handshakeChecks } from "./checks/handshake.js";
+import { homeChecks } from "./checks/home.js";
 import { identityChecks } from "./checks/identity.js";
 import { orchChecks } from "./checks/orch.js";
 import { paneChecks } from "./checks/panes.js";
@@ -25,6 +27,7 @@ import { writeChecks } from "./checks/write.js";
  */
 export const CHECKS: readonly Check[] = [
   ...transportChecks,
+  ...homeChecks,
   ...handshakeChecks,
   ...framingChecks,
   ...protocolChecks,
@@ -35,6 +38,7 @@ export const CHECKS: readonly Check[] = [
   ...writeChecks,
   ...eventsChecks,
   ...containmentChecks,
+  ...confinementChecks,
   ...processChecks,
   ...delegatedChecks,
   ...identityChecks,

@@ -35,22 +35,29 @@ function acpProbe(): string {
   return join(dirname(fileURLToPath(import.meta.resolve("@venom/orch"))), "..", "agents", "acp-agent.mjs");
 }
 
-/** Start one of our own daemons in a temporary VENOM_HOME and workspace, with a canary in its environment. */
-export async function startTarget(name: string): Promise<StartedTarget> {
+/** What `--confined` adds to the started daemon's config: every process it starts confined, with no network. */
+const CONFINED_CONFIG = '[sandbox]\nmode = "landlock"\nnetwork = "none"\n';
+
+/**
+ * Start one of our own daemons in a temporary VENOM_HOME and workspace, with a
+ * canary in its environment and a temporary HOME of its own (the user's home
+ * the confinement checks plant files in); `confined`: with [sandbox] on.
+ */
+export async function startTarget(name: string, options: { confined?: boolean } = {}): Promise<StartedTarget> {
   const target = TARGETS[name];
   if (!target) throw new UsageError(`--target must be echo, mux or orch (got ${JSON.stringify(name)})`);
   const main = join(dirname(fileURLToPath(import.meta.resolve(target.pkg))), "main.js");
   const home = mkdtempSync(join(tmpdir(), "venom-conformance-home-"));
   const workspace = mkdtempSync(join(tmpdir(), "venom-conformance-workspace-"));
+  const userHome = mkdtempSync(join(tmpdir(), "venom-conformance-user-"));
   const canary = `venom-canary-${randomBytes(16).toString("hex")}`;
-  const env = { ...ownEnv(), VENOM_HOME: home, [CANARY_VARIABLE]: canary };
+  const env = { ...ownEnv(), HOME: userHome, VENOM_HOME: home, [CANARY_VARIABLE]: canary };
   // venom-orch launches the probe agent; it starts venom-mux in the same home on the first launch.
-  if (name === "orch")
-    writeFileSync(
-      join(home, "config.toml"),
-      `[agents.probe]\nexecutable = ${JSON.stringify(PROBE_AGENT)}\n[agents.acp-probe]\nexecutable = ${JSON.stringify(acpProbe())}\nacp = true\n`,
-      { mode: 0o600 },
-    );
+  const orchAgents =
+    `[agents.probe]\nexecutable = ${JSON.stringify(PROBE_AGENT)}\n` +
+    `[agents.acp-probe]\nexecutable = ${JSON.stringify(acpProbe())}\nacp = true\n`;
+  const config = [...(name === "orch" ? [orchAgents] : []), ...(options.confined ? [CONFINED_CONFIG] : [])];
+  if (config.length > 0) writeFileSync(join(home, "config.toml"), config.join(""), { mode: 0o600 });
   const child = spawn(process.execPath, [main, "serve", "--workspace", workspace], { env, stdio: ["ignore", "pipe", "pipe"] });
   let printed = "";
   const keep = (chunk: Buffer) => {
@@ -63,6 +70,7 @@ export async function startTarget(name: string): Promise<StartedTarget> {
     if (name === "orch") await stopMux(env);
     rmSync(home, { recursive: true, force: true });
     rmSync(workspace, { recursive: true, force: true });
+    rmSync(userHome, { recursive: true, force: true });
   };
   const socket = join(home, "state", `${target.app}.sock`);
   if (!(await listening(socket, child))) {
@@ -73,8 +81,10 @@ export async function startTarget(name: string): Promise<StartedTarget> {
     socket,
     workspace,
     home,
+    userHome,
     canary,
     stdio: { command: process.execPath, args: [main, "serve", "--stdio", "--workspace", workspace], env },
+    serve: { command: process.execPath, args: [main, "serve", "--workspace", workspace], env },
     diagnostics: () => printed,
     stop,
   };

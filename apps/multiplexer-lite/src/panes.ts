@@ -253,12 +253,16 @@ export class PaneTable {
   /** With sandbox.mode = "landlock": the launcher to spawn instead, HOME and TMPDIR in $VENOM_HOME/agents/<agent or "pane">. */
   #confined(session: SessionState, cwd: string, argv: string[], env: Record<string, string>, agent = "pane") {
     try {
-      const sandbox = sandboxFor(session.config, {
-        workspace: session.workspace,
-        cwd,
-        home: join(this.host.home.agents, agent),
-        path: env.PATH,
-      });
+      const sandbox = sandboxFor(
+        session.config,
+        {
+          workspace: session.workspace,
+          cwd,
+          home: join(this.host.home.agents, agent),
+          path: env.PATH,
+        },
+        agent,
+      );
       // node-pty sets PWD for a program it starts itself; the launcher passes env on exactly, so PWD is set here.
       return sandbox ? { launch: sandboxedCommand(sandbox, argv, { ...env, PWD: cwd }) } : {};
     } catch (error) {

@@ -11,6 +11,14 @@ import { answerQueries, WINDOW_REPORTS } from "./terminal-answers.js";
  * parsing pane output (xterm, ~30 MB/s) no longer competes with reading ptys
  * and writing to viewers on the daemon's main thread. Messages arrive in the
  * order the main thread posted them, which is what makes a request "settled".
+ *
+ * Fair service: each pane's model has a queue of its own (output, resizes,
+ * requests, in stream order), and xterm works through a queue in slices of
+ * about 12 ms, yielding to the next turn of this thread between them (see the
+ * timer shim below): the panes' queues take turns, and a request waits only
+ * for its own pane's queue. One pane's flood costs the others at most a slice
+ * per turn; its own backlog is bounded by backpressure (output) and by
+ * coalescing (resizes). test/screen-fairness.test.ts proves it.
  */
 
 /** Main thread → worker. `key` names a pane's model; requests carry an `id` for the reply. */
@@ -77,6 +85,12 @@ class Screen {
   ]);
   parsed = 0;
   title = "";
+  /**
+   * The size of a resize still queued behind output, while nothing has been
+   * queued after it: a resize that comes next only changes that size. A flood
+   * of resizes costs one reflow of the scrollback, not one each.
+   */
+  #queuedResize: { cols: number; rows: number } | undefined;
 
   constructor(
     readonly key: number,
@@ -114,6 +128,7 @@ class Screen {
 
   /** xterm queues the write and parses it in slices of its own; the main thread hears when it is done. */
   write(data: string): void {
+    this.#queuedResize = undefined;
     this.terminal.write(data, () => {
       this.parsed += data.length;
       reportParsed(this);
@@ -122,7 +137,23 @@ class Screen {
 
   /** Run `fn` once everything received so far has been parsed (xterm runs write callbacks in order). */
   after(fn: () => void): void {
+    this.#queuedResize = undefined;
     this.terminal.write("", fn);
+  }
+
+  /** In stream order: what came before the resize is parsed at the old size, what comes after at the new one. */
+  resize(cols: number, rows: number): void {
+    if (this.#queuedResize) {
+      this.#queuedResize.cols = cols;
+      this.#queuedResize.rows = rows;
+      return;
+    }
+    const size = { cols, rows };
+    this.after(() => {
+      if (this.#queuedResize === size) this.#queuedResize = undefined;
+      this.terminal.resize(size.cols, size.rows);
+    });
+    this.#queuedResize = size;
   }
 
   /** Escape sequences that redraw the screen as it is: contents, alternate screen, cursor position and visibility, modes. */
@@ -172,8 +203,7 @@ port.on("message", (message: ToWorker) => {
     case "write":
       return screen?.write(message.data);
     case "resize":
-      // In stream order: what came before the resize is parsed at the old size.
-      return screen?.after(() => screen.terminal.resize(message.cols, message.rows));
+      return screen?.resize(message.cols, message.rows);
     case "close":
       screens.delete(message.key);
       // Requests posted before the close are still answered: they are queued ahead of the dispose.

@@ -1,7 +1,7 @@
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { cli, tempDir } from "@venom/testkit";
 import { describe, expect, it } from "vitest";
-import { cli, tempDir } from "../../../testkit/daemon.js";
 import { daemonForFile, needsTmux } from "./started.js";
 import { poll, Tmux } from "./tmux.js";
 

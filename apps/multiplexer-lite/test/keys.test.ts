@@ -1,8 +1,8 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { cli } from "@venom/testkit";
 import { describe, expect, it } from "vitest";
-import { cli } from "../../../testkit/daemon.js";
 import { daemonForFile, needsTmux } from "./started.js";
 import { poll, Tmux } from "./tmux.js";
 

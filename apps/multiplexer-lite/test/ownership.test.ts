@@ -2,8 +2,8 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ErrorCode } from "@venom/proto";
+import { cleanupAll, cli, connect, startMux, type TestDaemon } from "@venom/testkit";
 import { afterAll, describe, expect, it } from "vitest";
-import { cleanupAll, cli, connect, startMux, type TestDaemon } from "../../../testkit/daemon.js";
 
 afterAll(cleanupAll);
 

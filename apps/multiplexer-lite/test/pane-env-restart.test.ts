@@ -1,5 +1,5 @@
+import { cleanupAll, cli, connect, startMux } from "@venom/testkit";
 import { afterAll, describe, expect, it } from "vitest";
-import { cleanupAll, cli, connect, startMux } from "../../../testkit/daemon.js";
 
 afterAll(cleanupAll);
 

@@ -3,9 +3,9 @@ import { mkdirSync, readdirSync, readFileSync, realpathSync, symlinkSync } from 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { PaneInfo } from "@venom/proto";
+import { cleanupAll, cli, connect, MUX_BIN, RawClient, startMux, type TestDaemon } from "@venom/testkit";
+import { alive } from "@venom/testkit/proc";
 import { afterAll, describe, expect, it } from "vitest";
-import { cleanupAll, cli, connect, MUX_BIN, RawClient, startMux, type TestDaemon } from "../../../testkit/daemon.js";
-import { alive } from "../../../testkit/proc.js";
 
 afterAll(cleanupAll);
 

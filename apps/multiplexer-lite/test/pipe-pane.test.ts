@@ -3,9 +3,9 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ErrorCode } from "@venom/proto";
 import type { VenomClient } from "@venom/runtime";
+import { cleanupAll, cli, connect, RawClient, startMux } from "@venom/testkit";
+import { alive, rssKiB } from "@venom/testkit/proc";
 import { afterAll, describe, expect, it } from "vitest";
-import { cleanupAll, cli, connect, RawClient, startMux } from "../../../testkit/daemon.js";
-import { alive, rssKiB } from "../../../testkit/proc.js";
 
 afterAll(cleanupAll);
 

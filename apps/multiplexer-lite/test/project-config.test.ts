@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { cleanupAll, cli, startMux } from "@venom/testkit";
 import { afterAll, describe, expect, it } from "vitest";
-import { cleanupAll, cli, startMux } from "../../../testkit/daemon.js";
 
 afterAll(cleanupAll);
 

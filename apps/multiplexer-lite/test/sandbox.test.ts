@@ -1,11 +1,12 @@
 import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { cleanupAll, cli, connect, startDaemon, startMux, tempDir } from "@venom/testkit";
 import { afterAll, describe, expect, it } from "vitest";
-import { cleanupAll, cli, connect, startDaemon, startMux, tempDir } from "../../../testkit/daemon.js";
 
-const WITHOUT_LANDLOCK = fileURLToPath(new URL("../../../testkit/without-landlock.mjs", import.meta.url));
+const WITHOUT_LANDLOCK = createRequire(import.meta.url).resolve("@venom/testkit/without-landlock.mjs");
 const MUX_MAIN = fileURLToPath(new URL("../dist/main.js", import.meta.url));
 
 afterAll(cleanupAll);
@@ -45,6 +46,44 @@ describe('panes under [sandbox] mode = "landlock" (docs/security-model.md, Confi
       expect(cli(mux, ["ls"]).stdout).toMatch(/^%0 boxed: bash --norc --noprofile /);
     } finally {
       victim.kill("SIGKILL");
+      await mux.stop();
+    }
+  });
+
+  it("[agents.NAME] sandbox confines that agent's panes while [sandbox] is off: hello says so, other panes stay unconfined", async () => {
+    const home = tempDir("real-home");
+    writeFileSync(join(home, "secret"), "PRIVATE-KEY-CANARY\n");
+    const outside = tempDir("outside");
+    const mux = await startMux({
+      config: '[agents.boxed]\nexecutable = "/bin/true"\nsandbox = { mode = "landlock", network = "none" }\n',
+      env: { HOME: home },
+    });
+    try {
+      const client = await connect(mux);
+      const notices = client.hello.notices.join("\n");
+      expect(notices).toMatch(/no sandbox is active/);
+      expect(notices).toMatch(
+        /agent boxed \(\[agents\.boxed\] sandbox\): sandbox active \(Landlock ABI \d+\).*network: TCP bind and connect refused/,
+      );
+      const probe = (name: string) => `echo x > ${outside}/${name}; cat ${home}/secret; echo ${name}-DONE`;
+      const agent = await client.request("pane/new", {
+        argv: ["bash", "--norc", "--noprofile", "-c", `${probe("agent")}; sleep 300`],
+        envPolicy: "delegated",
+        agent: "boxed",
+      });
+      const plain = await client.request("pane/new", { argv: ["bash", "--norc", "--noprofile", "-c", `${probe("plain")}; sleep 300`] });
+      const screen = async (id: string) => (await client.request("pane/capture", { target: id, join: true })).text;
+      await expect.poll(() => screen(agent.id), { timeout: 30_000 }).toMatch(/agent-DONE/);
+      await expect.poll(() => screen(plain.id), { timeout: 30_000 }).toMatch(/plain-DONE/);
+      expect(await screen(agent.id)).toMatch(/agent: Permission denied/);
+      expect(await screen(agent.id)).toMatch(/secret: Permission denied/);
+      expect(await screen(agent.id)).not.toContain("PRIVATE-KEY-CANARY");
+      expect(existsSync(join(outside, "agent"))).toBe(false);
+      // The same program in a pane of no agent runs as you, as [sandbox] mode = "off" says.
+      expect(await screen(plain.id)).toContain("PRIVATE-KEY-CANARY");
+      expect(existsSync(join(outside, "plain"))).toBe(true);
+      client.close();
+    } finally {
       await mux.stop();
     }
   });

@@ -1,6 +1,6 @@
 import { ErrorCode } from "@venom/proto";
+import { cleanupAll, cli, connect, startMux } from "@venom/testkit";
 import { afterAll, describe, expect, it } from "vitest";
-import { cleanupAll, cli, connect, startMux } from "../../../testkit/daemon.js";
 
 afterAll(cleanupAll);
 

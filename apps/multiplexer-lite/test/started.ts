@@ -1,6 +1,6 @@
 import type { VenomClient } from "@venom/runtime";
+import { cleanupAll, connect, type StartOptions, startMux, type TestDaemon } from "@venom/testkit";
 import { afterAll, afterEach, beforeAll, beforeEach } from "vitest";
-import { cleanupAll, connect, type StartOptions, startMux, type TestDaemon } from "../../../testkit/daemon.js";
 import { TMUX_MISSING, type Tmux } from "./tmux.js";
 
 /** A daemon, and a client of it for setting up and checking panes. */

@@ -1,6 +1,6 @@
 import { terminalSafe } from "@venom/proto";
+import { cleanupAll, cli, startMux } from "@venom/testkit";
 import { afterAll, describe, expect, it } from "vitest";
-import { cleanupAll, cli, startMux } from "../../../testkit/daemon.js";
 
 afterAll(cleanupAll);
 

@@ -2,9 +2,9 @@ import { existsSync, readFileSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { ApprovalRequest } from "@venom/proto";
+import { cleanupAll, cli, ORCH_BIN } from "@venom/testkit";
+import { alive, rssKiB } from "@venom/testkit/proc";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { cleanupAll, cli, ORCH_BIN } from "../../../testkit/daemon.js";
-import { alive, rssKiB } from "../../../testkit/proc.js";
 import { type Stack, startStack } from "./stack.js";
 
 afterAll(cleanupAll);

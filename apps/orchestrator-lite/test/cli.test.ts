@@ -1,8 +1,8 @@
 import { spawnSync } from "node:child_process";
 import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { cleanupAll, cli, MUX_BIN, ORCH_BIN, startOrch, tempDir } from "@venom/testkit";
 import { afterAll, describe, expect, it } from "vitest";
-import { cleanupAll, cli, MUX_BIN, ORCH_BIN, startOrch, tempDir } from "../../../testkit/daemon.js";
 import { DEMO_AGENT, startStack } from "./stack.js";
 
 afterAll(cleanupAll);

@@ -2,8 +2,8 @@ import { existsSync, mkdirSync, realpathSync, statSync, symlinkSync, writeFileSy
 import { join } from "node:path";
 import { ErrorCode } from "@venom/proto";
 import { RpcRemoteError, VenomClient } from "@venom/runtime";
+import { cleanupAll, cli, tempDir } from "@venom/testkit";
 import { afterAll, describe, expect, it } from "vitest";
-import { cleanupAll, cli, tempDir } from "../../../testkit/daemon.js";
 import { startStack } from "./stack.js";
 
 afterAll(cleanupAll);

@@ -1,6 +1,6 @@
+import { cleanupAll, cli, startOrch } from "@venom/testkit";
+import { alive } from "@venom/testkit/proc";
 import { afterAll, describe, expect, it } from "vitest";
-import { cleanupAll, cli, startOrch } from "../../../testkit/daemon.js";
-import { alive } from "../../../testkit/proc.js";
 import { startStack } from "./stack.js";
 
 afterAll(cleanupAll);

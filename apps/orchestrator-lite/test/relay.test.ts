@@ -3,8 +3,8 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { ErrorCode, PROTOCOL } from "@venom/proto";
 import { VenomClient } from "@venom/runtime";
+import { cleanupAll, RawClient } from "@venom/testkit";
 import { afterAll, describe, expect, it } from "vitest";
-import { cleanupAll, RawClient } from "../../../testkit/daemon.js";
 import { startStack } from "./stack.js";
 
 afterAll(cleanupAll);

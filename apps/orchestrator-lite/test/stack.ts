@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { ApprovalRequest } from "@venom/proto";
 import { type ClientOptions, VenomClient } from "@venom/runtime";
-import { startEcho, startMux, startOrch, type TestDaemon, tempDir } from "../../../testkit/daemon.js";
+import { startEcho, startMux, startOrch, type TestDaemon, tempDir } from "@venom/testkit";
 
 /** The shipped demo agent: records its argv, cwd and environment, then acts on its prompt. */
 export const DEMO_AGENT = fileURLToPath(new URL("../agents/demo-agent.mjs", import.meta.url));

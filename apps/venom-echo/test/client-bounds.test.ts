@@ -3,8 +3,8 @@ import { mkdirSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { RequestTooLarge } from "@venom/runtime";
+import { cleanupAll, connect, ECHO_BIN, startEcho, tempDir } from "@venom/testkit";
 import { afterAll, describe, expect, it } from "vitest";
-import { cleanupAll, connect, ECHO_BIN, startEcho, tempDir } from "../../../testkit/daemon.js";
 
 afterAll(cleanupAll);
 

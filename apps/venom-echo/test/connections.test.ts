@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process";
 import { PROTOCOL } from "@venom/proto";
+import { cleanupAll, cli, RawClient, startEcho } from "@venom/testkit";
 import { afterAll, describe, expect, it } from "vitest";
-import { cleanupAll, cli, RawClient, startEcho } from "../../../testkit/daemon.js";
 
 afterAll(cleanupAll);
 

@@ -1,5 +1,5 @@
+import { cleanupAll, connect, RawClient, startEcho, type TestDaemon } from "@venom/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { cleanupAll, connect, RawClient, startEcho, type TestDaemon } from "../../../testkit/daemon.js";
 
 let daemon: TestDaemon;
 beforeAll(async () => {

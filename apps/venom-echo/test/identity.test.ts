@@ -2,8 +2,8 @@ import { spawn, spawnSync } from "node:child_process";
 import { chmodSync, mkdirSync, realpathSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { PROTOCOL } from "@venom/proto";
+import { cleanupAll, cli, ECHO_BIN, startEcho, type TestDaemon } from "@venom/testkit";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { cleanupAll, cli, ECHO_BIN, startEcho, type TestDaemon } from "../../../testkit/daemon.js";
 
 let daemon: TestDaemon;
 beforeAll(async () => {

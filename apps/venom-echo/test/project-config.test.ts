@@ -2,8 +2,8 @@ import { spawnSync } from "node:child_process";
 import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ErrorCode } from "@venom/proto";
+import { cleanupAll, cli, connect, startEcho, tempDir } from "@venom/testkit";
 import { afterAll, describe, expect, it } from "vitest";
-import { cleanupAll, cli, connect, startEcho, tempDir } from "../../../testkit/daemon.js";
 
 afterAll(cleanupAll);
 

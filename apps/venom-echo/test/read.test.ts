@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { cleanupAll, connect, startEcho, type TestDaemon, tempDir } from "@venom/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { cleanupAll, connect, startEcho, type TestDaemon, tempDir } from "../../../testkit/daemon.js";
 
 let daemon: TestDaemon;
 beforeAll(async () => {

@@ -1,8 +1,8 @@
 import { execFileSync, spawn } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { cleanupAll, connect, ECHO_BIN, startEcho } from "@venom/testkit";
 import { afterAll, describe, expect, it, vi } from "vitest";
-import { cleanupAll, connect, ECHO_BIN, startEcho } from "../../../testkit/daemon.js";
 
 afterAll(cleanupAll);
 

@@ -1,14 +1,15 @@
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { cleanupAll, cli, connect, startDaemon, startEcho, tempDir } from "@venom/testkit";
 import { afterAll, describe, expect, it } from "vitest";
-import { cleanupAll, cli, connect, startDaemon, startEcho, tempDir } from "../../../testkit/daemon.js";
 
 afterAll(cleanupAll);
 
 const approve = { gate: async () => "approve" as const };
 const CONFINED = '[sandbox]\nmode = "landlock"\nnetwork = "none"\n';
-const WITHOUT_LANDLOCK = fileURLToPath(new URL("../../../testkit/without-landlock.mjs", import.meta.url));
+const WITHOUT_LANDLOCK = createRequire(import.meta.url).resolve("@venom/testkit/without-landlock.mjs");
 const ECHO_MAIN = fileURLToPath(new URL("../dist/main.js", import.meta.url));
 
 /** A stand-in for the user's real home, with a key in it. */

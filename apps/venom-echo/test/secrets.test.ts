@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { cleanupAll, cli, connect, RawClient, startEcho } from "@venom/testkit";
 import { afterAll, describe, expect, it } from "vitest";
-import { cleanupAll, cli, connect, RawClient, startEcho } from "../../../testkit/daemon.js";
 
 afterAll(cleanupAll);
 

@@ -1,7 +1,7 @@
 import { chmodSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { cleanupAll, connect, startEcho } from "@venom/testkit";
 import { afterAll, describe, expect, it } from "vitest";
-import { cleanupAll, connect, startEcho } from "../../../testkit/daemon.js";
 
 afterAll(cleanupAll);
 

@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from "node:fs";
+import { cleanupAll, connect, startEcho } from "@venom/testkit";
 import { afterAll, describe, expect, it } from "vitest";
-import { cleanupAll, connect, startEcho } from "../../../testkit/daemon.js";
 
 afterAll(cleanupAll);
 

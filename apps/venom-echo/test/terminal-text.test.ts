@@ -2,8 +2,8 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { type ApprovalRequest, terminalSafe } from "@venom/proto";
+import { cleanupAll, cli, connect, ECHO_BIN, startEcho, tempDir } from "@venom/testkit";
 import { afterAll, describe, expect, it } from "vitest";
-import { cleanupAll, cli, connect, ECHO_BIN, startEcho, tempDir } from "../../../testkit/daemon.js";
 
 afterAll(cleanupAll);
 

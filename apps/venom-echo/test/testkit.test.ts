@@ -1,5 +1,5 @@
+import { cleanupAll, RawClient, startEcho } from "@venom/testkit";
 import { afterAll, describe, expect, it } from "vitest";
-import { cleanupAll, RawClient, startEcho } from "../../../testkit/daemon.js";
 
 afterAll(cleanupAll);
 

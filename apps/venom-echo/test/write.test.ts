@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { cleanupAll, connect, startEcho, type TestDaemon, tempDir } from "../../../testkit/daemon.js";
+import { cleanupAll, connect, startEcho, type TestDaemon, tempDir } from "@venom/testkit";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 
 let daemon: TestDaemon;
 beforeAll(async () => {
@@ -135,20 +135,36 @@ describe("write (spec, Tool rules: contained, atomic, bounded)", () => {
   });
 
   it("a daemon killed with SIGKILL mid-write leaves the old content or the new, never a mix", async () => {
-    // Each version nearly fills one 1 MiB frame; many writes race the kill, at a different moment each round.
+    // Each version nearly fills one 1 MiB frame; writes follow each other until the kill.
     const size = 900 * 1024;
     const versions = ["A", "B", "C", "D"].map((c) => c.repeat(size));
+    const isTemp = (name: string) => /^\.big\.txt\.venom-[0-9a-f]+\.tmp$/.test(name);
     for (let round = 0; round < 5; round++) {
       const victim = await startEcho();
       const target = join(victim.workspace, "big.txt");
       writeFileSync(target, versions[0] as string);
       const client = await connect(victim, approve);
-      const pending = Array.from({ length: 20 }, (_, i) =>
-        client.callTool("write", { path: "big.txt", content: versions[1 + (i % 3)] as string }).catch(() => undefined),
+      const writing = (async () => {
+        for (let i = round; ; i++) {
+          const result = await client
+            .callTool("write", { path: "big.txt", content: versions[1 + (i % 3)] as string })
+            .catch(() => undefined);
+          if (!result) return;
+        }
+      })();
+      // Freeze the daemon at some moment; when that moment is inside a write (its temp file exists and is not yet renamed
+      // into place), kill it there, frozen mid-write: every round really interrupts a write. Otherwise let it go on, and try again.
+      await vi.waitFor(
+        () => {
+          victim.proc.kill("SIGSTOP");
+          if (readdirSync(victim.workspace).some(isTemp)) return;
+          victim.proc.kill("SIGCONT");
+          throw new Error("the daemon was not inside a write");
+        },
+        { timeout: 30_000, interval: 5 },
       );
-      await new Promise((r) => setTimeout(r, 10 + round * 15));
       victim.proc.kill("SIGKILL");
-      await Promise.all(pending);
+      await writing;
       const after = readFileSync(target, "utf8");
       expect(versions.includes(after), `round ${round}: ${after.length} bytes, starts ${after.slice(0, 3)}, ends ${after.slice(-3)}`).toBe(
         true,

@@ -9,6 +9,8 @@ const clauses = (notice: string) => notice.split(/[.;:,!?\n]|\bbut\b/i);
 const deniesSandbox = (notice: string) => clauses(notice).some((clause) => /sandbox/i.test(clause) && NEGATED.test(clause));
 
 const HANDSHAKE_RULE = securityModel("Network and protocol", "Both transports require the versioned handshake.");
+/** How long a connection that says nothing may stay open: "a few seconds" with room for a loaded machine (Venom's daemons: 5 s). */
+const IDLE_WAIT_MS = 30_000;
 
 export const handshakeChecks: readonly Check[] = [
   {
@@ -25,6 +27,23 @@ export const handshakeChecks: readonly Check[] = [
         ErrorCode.HelloRequired,
         "tools/list before hello",
       );
+    },
+  },
+  {
+    id: "handshake/idle-closed",
+    level: "MUST",
+    requirement: HANDSHAKE_RULE,
+    expected: `a connection that never says hello is closed by the daemon within ${IDLE_WAIT_MS / 1000} s (Venom's daemons: 5 s), so silent connections cannot hold its slots; a new connection is still served`,
+    async run(ctx) {
+      const client = await ctx.connect("silent");
+      const closed = await client.waitClosed(IDLE_WAIT_MS);
+      expect(closed, `a connection that never said hello was still open ${IDLE_WAIT_MS / 1000} s later`);
+      expect(
+        client.replies.every((reply) => reply.result === undefined),
+        "the silent connection was sent a result",
+      );
+      await ctx.assertServing();
+      return "the silent connection was closed; a new one is served";
     },
   },
   {

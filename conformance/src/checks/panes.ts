@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, readFileSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
-import { ErrorCode, MARKER_DEPTH, MARKER_PARENT, PaneInfoSchema, PROTOCOL } from "@venom/proto";
+import { ErrorCode, MARKER_DEPTH, MARKER_PARENT, PaneInfoSchema, PaneListResultSchema, PROTOCOL } from "@venom/proto";
 import { type Check, design, securityModel } from "../check.js";
 import type { CheckContext } from "../context.js";
 import { nonce } from "../probes.js";
@@ -43,6 +43,11 @@ function stopFromInside(socket: string, out: string): string {
       s.write(JSON.stringify({ jsonrpc: "2.0", id: 2, method: "daemon/stop" }) + "\\n");
     });`;
 }
+
+const OWNERSHIP_RULE = design(
+  "Delegation across daemons",
+  "a delegate sees and acts on only the panes and jobs of its own delegation subtree; the owner sees all.",
+);
 
 export const paneChecks: readonly Check[] = [
   {
@@ -113,6 +118,46 @@ export const paneChecks: readonly Check[] = [
       await client.request("pane/kill", { target: pane.id });
       await inside.client.request("pane/kill", { target: insider.id });
       return `markers present; env -i program in a pane is a delegate (evidence ${JSON.stringify(hello.result.principal.evidence)}); its daemon/stop refused`;
+    },
+  },
+  {
+    id: "panes/ownership",
+    level: "MUST",
+    requirement: OWNERSHIP_RULE,
+    expected: `a delegate of another delegation (markers naming a parent the daemon never made) does not see the owner's pane in pane/list, and its pane/send, pane/capture, pane/resize and pane/kill on it are refused; the owner still sees and drives it, and nothing was typed into it`,
+    needsMethods: ["pane/new", "pane/list", "pane/send", "pane/capture", "pane/resize", "pane/kill"],
+    async run(ctx) {
+      const { client, reply } = await newPane(ctx, { argv: ["cat"] });
+      const pane = expectResult(reply, PaneInfoSchema, "pane/new");
+      const stranger = ctx.relay({ label: "stranger", env: { [MARKER_PARENT]: `conformance-${nonce()}/stranger`, [MARKER_DEPTH]: "1" } });
+      expect((await stranger.connected) === "connected", "the delegate could not connect");
+      const hello = await ctx.hello(stranger.client);
+      expect(hello.principal.kind === "delegate", `a client with delegation markers is "${hello.principal.kind}", not a delegate`);
+      const listed = await stranger.client.request("pane/list", {});
+      const seen = JSON.stringify(listed.result ?? listed.error);
+      expect(!seen.includes(pane.id), `the delegate's pane/list shows the owner's pane ${pane.id}: ${seen.slice(0, 300)}`);
+      const typed = `typed-by-a-stranger-${nonce()}`;
+      for (const [method, params] of [
+        ["pane/send", { target: pane.id, data: `${typed}\r` }],
+        ["pane/capture", { target: pane.id }],
+        ["pane/resize", { target: pane.id, cols: 40, rows: 10 }],
+        ["pane/kill", { target: pane.id }],
+      ] as const) {
+        const answer = await stranger.client.request(method, params);
+        expect(
+          answer.error !== undefined,
+          `the delegate's ${method} on the owner's pane was carried out: ${String(JSON.stringify(answer.result)).slice(0, 200)}`,
+        );
+        ctx.see(`delegate ${method}`, `error ${answer.error.code}: ${answer.error.message}`);
+      }
+      const owned = expectResult(await client.request("pane/list", {}), PaneListResultSchema, "the owner's pane/list");
+      const mine = owned.panes.find((p) => p.id === pane.id);
+      expect(mine?.status === "running", "the owner's pane is gone or not running after the delegate's kill");
+      expect(mine.cols !== 40 || mine.rows !== 10, "the delegate's resize reached the owner's pane");
+      const screen = await client.request("pane/capture", { target: pane.id });
+      expect(!JSON.stringify(screen.result ?? "").includes(typed), "the delegate's text reached the owner's pane");
+      await client.request("pane/kill", { target: pane.id });
+      return "the delegate saw no pane of the owner and was refused send, capture, resize and kill; the owner's pane is untouched";
     },
   },
 ];

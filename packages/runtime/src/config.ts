@@ -11,6 +11,22 @@ const positiveInt = z.number().int().positive();
 
 const EnvName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "an environment variable name");
 
+const SandboxMode = z.enum(["off", "landlock"]);
+const SandboxNetwork = z.enum(["any", "none"]);
+const WritablePaths = z.array(z.string().min(1).max(4096).refine(isAbsolute, "must be an absolute path")).max(64);
+
+/**
+ * What may narrow `[sandbox]`: a project's `[sandbox]`, or an agent's own
+ * `[agents.NAME] sandbox` (a table of these keys, or just a mode). It may turn
+ * confinement on or narrow it, never turn it off or widen it.
+ */
+const SandboxNarrowing = z.strictObject({
+  mode: SandboxMode.optional(),
+  writable: WritablePaths.optional(),
+  network: SandboxNetwork.optional(),
+});
+type SandboxNarrowing = z.infer<typeof SandboxNarrowing>;
+
 /**
  * `[agents.NAME]`: adds an agent or overrides a built-in adapter's fields
  * (docs/venom-orch.md, "Adapters"). User configuration only: a project config
@@ -31,17 +47,14 @@ const AgentSchema = z.strictObject({
   acp: z.boolean().default(false),
   /** "cli": prompt as an argument in a terminal pane; "acp": the Agent Client Protocol in a pipe pane; "auto": ACP when the adapter's ACP entry point resolves. */
   transport: z.enum(["cli", "acp", "auto"]).optional(),
+  /** This agent's panes confined more narrowly than `[sandbox]`: `sandbox = "landlock"` or `sandbox = { network = "none" }`. */
+  sandbox: z.union([SandboxMode.transform((mode) => ({ mode })), SandboxNarrowing]).optional(),
 });
-
-const SandboxMode = z.enum(["off", "landlock"]);
-const SandboxNetwork = z.enum(["any", "none"]);
-const WritablePaths = z.array(z.string().min(1).max(4096).refine(isAbsolute, "must be an absolute path")).max(64);
 
 /**
  * `[sandbox]`: opt-in Landlock confinement of every process Venom starts
- * (docs/security-model.md, "Confinement (opt-in)"). A per-agent override,
- * `[agents.NAME] sandbox`, fits as this schema's partial() merged over it, with
- * the same rule as a project: it may turn confinement on or narrow it, never widen it.
+ * (docs/security-model.md, "Confinement (opt-in)"). A project and a per-agent
+ * override (`[agents.NAME] sandbox`) may narrow it (SandboxNarrowing).
  */
 const SandboxSchema = z.strictObject({
   mode: SandboxMode.default("off"),
@@ -104,9 +117,7 @@ const ProjectConfigSchema = z.strictObject({
     .optional(),
   agent: z.strictObject({ max_delegation_depth: z.number().int().min(0).optional() }).optional(),
   protocol: z.strictObject({ max_frame_bytes: positiveInt.optional() }).optional(),
-  sandbox: z
-    .strictObject({ mode: SandboxMode.optional(), writable: WritablePaths.optional(), network: SandboxNetwork.optional() })
-    .optional(),
+  sandbox: SandboxNarrowing.optional(),
 });
 type ProjectConfig = z.infer<typeof ProjectConfigSchema>;
 
@@ -155,6 +166,10 @@ function parseWith<T>(schema: z.ZodType<T>, file: string, raw: unknown, suffix =
 export function loadUserConfig(configFile: string, overrides: { policy?: z.infer<typeof ApprovalPolicySchema> } = {}): Config {
   const config = parseWith(ConfigSchema, configFile, readToml(configFile));
   if (overrides.policy) config.approval.policy = overrides.policy;
+  for (const [name, agent] of Object.entries(config.agents)) {
+    if (agent.sandbox)
+      restrictSandbox(config.sandbox, agent.sandbox, { file: configFile, key: `agents.${name}.sandbox`, who: "an agent's override" });
+  }
   return config;
 }
 
@@ -175,23 +190,39 @@ export function applyProjectConfig(config: Config, workspace: string): Config {
     raw,
     " (project configuration can only lower limits, choose a stricter approval policy, or disable tools)",
   );
-  return { ...restrict(config, project), sandbox: restrictSandbox(config.sandbox, project.sandbox ?? {}, file) };
+  const where = { file, key: "sandbox", who: "a project" };
+  return { ...restrict(config, project), sandbox: restrictSandbox(config.sandbox, project.sandbox ?? {}, where) };
 }
 
-/** A project may turn confinement on or narrow it; an attempt to turn it off or widen it is an error naming the key. */
-function restrictSandbox(user: Config["sandbox"], project: NonNullable<ProjectConfig["sandbox"]>, file: string): Config["sandbox"] {
+/** `narrowing` may turn confinement on or narrow it; an attempt to turn it off or widen it is an error naming the file and key. */
+function restrictSandbox(
+  user: Config["sandbox"],
+  narrowing: SandboxNarrowing,
+  where: { file: string; key: string; who: string },
+): Config["sandbox"] {
   const refuse = (key: string, why: string) =>
-    new ConfigError(`${file}: key sandbox.${key}: ${why} (a project can only turn confinement on or narrow it)`);
-  if (project.mode === "off" && user.mode === "landlock")
+    new ConfigError(`${where.file}: key ${where.key}.${key}: ${why} (${where.who} can only turn confinement on or narrow it)`);
+  if (narrowing.mode === "off" && user.mode === "landlock")
     throw refuse("mode", 'cannot be "off": your configuration confines with "landlock"');
-  if (project.network === "any" && user.network === "none") throw refuse("network", 'cannot be "any": your configuration says "none"');
-  const wider = project.writable?.find((path) => !user.writable.includes(path));
+  if (narrowing.network === "any" && user.network === "none") throw refuse("network", 'cannot be "any": your configuration says "none"');
+  const wider = narrowing.writable?.find((path) => !user.writable.includes(path));
   if (wider !== undefined) throw refuse("writable", `${JSON.stringify(wider)} is not in your configuration's sandbox.writable`);
+  return narrowSandbox(user, narrowing);
+}
+
+/** `base` narrowed: confined if either says so, network "none" if either does, only writable paths both allow. Never wider than `base`. */
+export function narrowSandbox(base: Config["sandbox"], narrowing: SandboxNarrowing): Config["sandbox"] {
   return {
-    mode: project.mode === "landlock" ? "landlock" : user.mode,
-    writable: project.writable ?? user.writable,
-    network: project.network === "none" ? "none" : user.network,
+    mode: narrowing.mode === "landlock" ? "landlock" : base.mode,
+    writable: narrowing.writable ? narrowing.writable.filter((path) => base.writable.includes(path)) : base.writable,
+    network: narrowing.network === "none" ? "none" : base.network,
   };
+}
+
+/** The sandbox an agent's processes get: the session's, narrowed by the agent's own `[agents.NAME] sandbox`. */
+export function agentSandbox(config: Config, agent: string | undefined): Config["sandbox"] {
+  const own = agent === undefined ? undefined : config.agents[agent]?.sandbox;
+  return own ? narrowSandbox(config.sandbox, own) : config.sandbox;
 }
 
 function restrict(config: Config, project: ProjectConfig): Config {

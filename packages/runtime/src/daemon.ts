@@ -14,7 +14,7 @@ import { createLogger, type Logger } from "./log.js";
 import { checkPeer, type PeerFacts } from "./peer.js";
 import { processStat } from "./proc.js";
 import { LauncherTable, type RelayParams } from "./relay.js";
-import { sandboxNotice } from "./sandbox/launch.js";
+import { sandboxNotices } from "./sandbox/launch.js";
 import type { HelloContext, SessionLink, SessionState, Transport } from "./session.js";
 import { answers } from "./socket-probe.js";
 
@@ -253,7 +253,7 @@ export class Daemon<Context> implements ConnectionHost<Context> {
       workspace: this.workspace,
       connections: this.#connections.size,
       activeCalls: this.#activeCalls,
-      notices: [sandboxNotice(this.options.config), ...(this.definition.notices?.() ?? [])],
+      notices: [...sandboxNotices(this.options.config), ...(this.definition.notices?.() ?? [])],
     };
   }
 

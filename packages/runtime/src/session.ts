@@ -24,7 +24,7 @@ import type { DelegationRecord } from "./delegations.js";
 import { DELEGATE_NOTICE } from "./notices.js";
 import type { PeerFacts } from "./peer.js";
 import type { RpcPeer } from "./rpc.js";
-import { sandboxNotice } from "./sandbox/launch.js";
+import { sandboxNotices } from "./sandbox/launch.js";
 
 export type Transport = "socket" | "stdio";
 
@@ -211,7 +211,7 @@ function projectConfig(config: Config, workspace: string): { config: Config; err
 }
 
 export function sessionNotices(state: SessionState): string[] {
-  const notices = [sandboxNotice(state.config)];
+  const notices = sandboxNotices(state.config);
   if (state.principal.kind === "delegate") notices.push(DELEGATE_NOTICE);
   if (state.projectConfigError !== null)
     notices.push(`project config not applied, so tool calls and new panes are refused: ${state.projectConfigError}`);

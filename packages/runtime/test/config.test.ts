@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { applyProjectConfig, ConfigError, loadUserConfig } from "../src/config.js";
+import { agentSandbox, applyProjectConfig, ConfigError, loadUserConfig } from "../src/config.js";
 
 const dirs: string[] = [];
 afterAll(() => {
@@ -96,5 +96,36 @@ describe("configuration layers (DESIGN.md, Configuration)", () => {
     );
     const relative = setup('[sandbox]\nwritable = ["cache"]\n');
     expect(() => loadUserConfig(relative.file)).toThrow(/key sandbox.writable.0: must be an absolute path/);
+  });
+
+  it("[agents.NAME] sandbox confines one agent more narrowly (a mode, or a table); turning it off or widening it names the file and key", () => {
+    const own = setup(
+      '[agents.boxed]\nexecutable = "/bin/true"\nsandbox = "landlock"\n[agents.cut]\nexecutable = "/bin/true"\nsandbox = { network = "none" }\n',
+    );
+    const config = loadUserConfig(own.file);
+    expect(agentSandbox(config, "boxed")).toEqual({ mode: "landlock", writable: [], network: "any" });
+    expect(agentSandbox(config, "cut")).toEqual({ mode: "off", writable: [], network: "none" });
+    // Everyone else keeps [sandbox] as it is.
+    expect(agentSandbox(config, "other")).toEqual(config.sandbox);
+    expect(agentSandbox(config, undefined)).toEqual({ mode: "off", writable: [], network: "any" });
+
+    const off = setup('[sandbox]\nmode = "landlock"\n[agents.free]\nexecutable = "/bin/true"\nsandbox = "off"\n');
+    expect(() => loadUserConfig(off.file)).toThrow(
+      `${off.file}: key agents.free.sandbox.mode: cannot be "off": your configuration confines with "landlock" (an agent's override can only turn confinement on or narrow it)`,
+    );
+    const wider = setup('[agents.wide]\nexecutable = "/bin/true"\nsandbox = { mode = "landlock", writable = ["/home/me/.ssh"] }\n');
+    expect(() => loadUserConfig(wider.file)).toThrow(
+      /key agents.wide.sandbox.writable: "\/home\/me\/.ssh" is not in your configuration's sandbox.writable/,
+    );
+    // A project narrows every agent too: the agent keeps only the writable paths both allow.
+    const both = setup(
+      '[sandbox]\nwritable = ["/srv/a", "/srv/b"]\n[agents.boxed]\nexecutable = "/bin/true"\nsandbox = { mode = "landlock", writable = ["/srv/a"] }\n',
+      '[sandbox]\nwritable = ["/srv/b"]\n',
+    );
+    expect(agentSandbox(applyProjectConfig(loadUserConfig(both.file), both.workspace), "boxed")).toEqual({
+      mode: "landlock",
+      writable: [],
+      network: "any",
+    });
   });
 });

@@ -17,6 +17,7 @@ import { sandboxProfileFor } from "../src/sandbox/profile.js";
 
 beforeAll(() => setChildSubreaper());
 
+// By path: testkit depends on this package (its daemons are built on it), so this package cannot depend on testkit.
 const WITHOUT_LANDLOCK = fileURLToPath(new URL("../../../testkit/without-landlock.mjs", import.meta.url));
 const RUNTIME_DIST = new URL("../dist/index.js", import.meta.url).href;
 

@@ -1,4 +1,4 @@
 export { SandboxUnavailableError } from "./errors.js";
-export { kernelLandlock, type SandboxedCommand, sandboxedCommand, sandboxFor, sandboxNotice } from "./launch.js";
+export { kernelLandlock, type SandboxedCommand, sandboxedCommand, sandboxFor, sandboxNotices } from "./launch.js";
 export { type Confinement, confinementFor, describeConfinement, planRuleset, type RulesetPlan, type SandboxProfile } from "./plan.js";
 export { type SandboxSpec, sandboxProfileFor } from "./profile.js";

@@ -1,6 +1,6 @@
 import { fileURLToPath } from "node:url";
 import { landlockAbi, NativeError } from "@venom/native";
-import type { Config } from "../config.js";
+import { agentSandbox, type Config } from "../config.js";
 import { NO_SANDBOX_NOTICE } from "../notices.js";
 import { SandboxUnavailableError } from "./errors.js";
 import {
@@ -63,16 +63,33 @@ export function sandboxedCommand(profile: SandboxProfile, argv: readonly string[
   return { file: process.execPath, args: [LAUNCHER, ...argv], env: launcherEnv };
 }
 
-/** The profile a session's config asks for (sandbox.*), or undefined when sandbox.mode is "off". */
-export function sandboxFor(config: Config, spec: Omit<SandboxSpec, "writable" | "network">): SandboxProfile | undefined {
-  if (config.sandbox.mode === "off") return undefined;
-  return sandboxProfileFor({ ...spec, writable: config.sandbox.writable, network: config.sandbox.network });
+/**
+ * The profile a session's config asks for (sandbox.*, narrowed by the
+ * agent's own `[agents.NAME] sandbox` when the process is that agent's), or
+ * undefined when the mode is "off".
+ */
+export function sandboxFor(config: Config, spec: Omit<SandboxSpec, "writable" | "network">, agent?: string): SandboxProfile | undefined {
+  const sandbox = agentSandbox(config, agent);
+  if (sandbox.mode === "off") return undefined;
+  return sandboxProfileFor({ ...spec, writable: sandbox.writable, network: sandbox.network });
 }
 
-/** The notice hello and status carry: no sandbox, exactly what is confined with which ABI, or why launches are refused. */
-export function sandboxNotice(config: Config): string {
-  if (config.sandbox.mode === "off") return NO_SANDBOX_NOTICE;
-  const confinement = kernelConfinement(config.sandbox.network);
+/**
+ * The notices hello and status carry: no sandbox, exactly what is confined
+ * with which ABI, or why launches are refused; then one for each agent whose
+ * own `[agents.NAME] sandbox` confines it more narrowly than that.
+ */
+export function sandboxNotices(config: Config): string[] {
+  const agents = Object.keys(config.agents)
+    .map((name) => [name, agentSandbox(config, name)] as const)
+    .filter(([, sandbox]) => JSON.stringify(sandbox) !== JSON.stringify(config.sandbox))
+    .map(([name, sandbox]) => `agent ${name} ([agents.${name}] sandbox): ${describeSandbox(sandbox)}`);
+  return [describeSandbox(config.sandbox), ...agents];
+}
+
+function describeSandbox(sandbox: Config["sandbox"]): string {
+  if (sandbox.mode === "off") return NO_SANDBOX_NOTICE;
+  const confinement = kernelConfinement(sandbox.network);
   return "refused" in confinement
     ? `no sandbox is active and none can be: sandbox.mode is "landlock" but ${confinement.refused}; every process launch is refused`
     : describeConfinement(confinement);
