@@ -4,7 +4,7 @@ import {
   diagnosticFor,
   ErrorCode,
   type ErrorObject,
-  MessageSchema,
+  type Message,
   ProtocolError,
   type RequestId,
   terminalSafe,
@@ -20,7 +20,17 @@ export interface RpcHandlers {
   closed?(): void;
 }
 
+/**
+ * How each incoming line is checked before it is routed: a server passes
+ * proto's MessageSchema; a CLI client of its own daemon may pass a lighter
+ * check (the server validates; the client checks what it prints).
+ */
+export interface Envelope {
+  safeParse(raw: unknown): { success: true; data: Message } | { success: false };
+}
+
 export interface RpcOptions {
+  envelope: Envelope;
   frameLimit?: number;
   /** Bytes the peer may leave unread before it is treated as stalled and closed. */
   maxQueuedBytes?: number;
@@ -55,14 +65,16 @@ export class RpcPeer {
   readonly #splitter: LineSplitter;
   readonly #maxQueued: number;
   readonly #frameLimit: number;
+  readonly #envelope: Envelope;
   #closed = false;
 
   constructor(
     private readonly input: Readable,
     private readonly output: Writable & { destroy?(): void },
     private readonly handlers: RpcHandlers,
-    options: RpcOptions = {},
+    options: RpcOptions,
   ) {
+    this.#envelope = options.envelope;
     this.#frameLimit = options.frameLimit ?? DEFAULT_FRAME_LIMIT;
     this.#splitter = new LineSplitter(this.#frameLimit);
     this.#maxQueued = options.maxQueuedBytes ?? 16 * 1024 * 1024;
@@ -184,7 +196,7 @@ export class RpcPeer {
       this.failClosed(new ProtocolError(ErrorCode.ParseError, `not JSON (a ${line.length}-character line)`));
       return;
     }
-    const parsed = MessageSchema.safeParse(raw);
+    const parsed = this.#envelope.safeParse(raw);
     if (!parsed.success) {
       const id =
         typeof (raw as { id?: unknown })?.id === "number" || typeof (raw as { id?: unknown })?.id === "string"

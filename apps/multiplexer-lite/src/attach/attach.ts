@@ -1,10 +1,12 @@
-import { type CliApp, Exit, loadUserConfig, type VenomHome } from "@venom/runtime/cli";
+import { type CliApp, Exit, type VenomHome } from "@venom/runtime/cli";
 import { PrefixError, parsePrefix } from "./keys.js";
 import { AttachSession, NestingRefused } from "./session.js";
 import { OuterTerminal } from "./terminal.js";
 
 /** The prefix key from `[mux] prefix` in the user's config.toml (default C-b); a bad one is an error naming the file and key. */
-export function configuredPrefix(home: VenomHome): string {
+export async function configuredPrefix(home: VenomHome): Promise<string> {
+  // Loaded here: the configuration's zod schemas are not worth the start time of the other commands.
+  const { loadUserConfig } = await import("@venom/runtime/config");
   const config = loadUserConfig(home.configFile);
   try {
     return parsePrefix(config.mux.prefix);
@@ -25,7 +27,7 @@ export function attachToPane(app: CliApp, home: VenomHome, target: string): Prom
 
 /** attachToPane, where no target means the newest running pane (tmux attaches the most recent session). */
 export async function attachTo(app: CliApp, home: VenomHome, target: string | undefined): Promise<number> {
-  const prefix = configuredPrefix(home);
+  const prefix = await configuredPrefix(home);
   if (!OuterTerminal.available()) {
     process.stderr.write(
       `${app.program} attach: needs a terminal (stdin and stdout must be a TTY); from a script use ${app.program} send and ${app.program} capture\n`,

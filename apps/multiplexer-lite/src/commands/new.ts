@@ -2,7 +2,6 @@ import { realpathSync } from "node:fs";
 import { isAbsolute, relative, resolve } from "node:path";
 import { parseMarkers } from "@venom/proto";
 import { type CliApp, type Command, Exit, UsageError } from "@venom/runtime/cli";
-import { attachToPane } from "../attach/attach.js";
 import { withMux } from "./client.js";
 
 /** tmux `new-session`/`new-window`: a pane running ARGV (default your shell); attaches unless -d or no terminal. */
@@ -44,7 +43,7 @@ export function newCommand(app: CliApp): Command {
           rows,
         });
       });
-      if (terminal && !nested) return attachToPane(app, home, pane.id);
+      if (terminal && !nested) return (await import("../attach/attach.js")).attachToPane(app, home, pane.id);
       if (terminal) io.err(`${app.program}: created ${pane.id} detached: this terminal is one of its panes (switch with prefix n, p or w)`);
       if (json) io.out(JSON.stringify(pane));
       else io.out(`${pane.id} ${pane.name}`);

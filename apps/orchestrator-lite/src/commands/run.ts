@@ -1,4 +1,4 @@
-import { AgentEventSchema, terminalSafe } from "@venom/proto";
+import { terminalSafe } from "@venom/proto";
 import { type CliApp, type Command, Exit, UsageError } from "@venom/runtime/cli";
 import { withOrch } from "./client.js";
 
@@ -26,12 +26,10 @@ export function runCommand(app: CliApp): Command {
       if (extra.length > 0) throw new UsageError("the prompt must be one argument: quote it");
       const timeout = values.timeout === undefined ? undefined : Number(values.timeout);
       if (timeout !== undefined && !(timeout > 0)) throw new UsageError("--timeout must be a positive number of seconds");
+      const { progressLine } = await import("./progress.js");
       const onEvent = (method: string, params: unknown) => {
-        const event = method === "event/agent" ? AgentEventSchema.safeParse(params) : null;
-        if (event?.success) {
-          const { name, state, detail } = event.data;
-          io.err(`${app.program}: ${name} ${state}${detail ? ` ${terminalSafe(detail, { singleLine: true })}` : ""}`);
-        }
+        const line = progressLine(app.program, method, params);
+        if (line !== undefined) io.err(line);
       };
       const options = {
         onEvent,
