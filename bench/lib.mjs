@@ -10,6 +10,8 @@ import { VenomClient } from "../packages/runtime/dist/index.js";
 
 export const ROOT = fileURLToPath(new URL("..", import.meta.url));
 export const MUX = join(ROOT, "apps/multiplexer-lite/dist/main.js");
+export const ECHO = join(ROOT, "apps/venom-echo/dist/main.js");
+export const ORCH = join(ROOT, "apps/orchestrator-lite/dist/main.js");
 /** node-pty as venom-mux itself loads it (same build, same version). */
 export const pty = createRequire(join(ROOT, "apps/multiplexer-lite/package.json"))("node-pty");
 
@@ -128,6 +130,23 @@ export async function startMux(label) {
   });
   cli("start", "--workspace", workspace);
   pid = JSON.parse(cli("status", "--json")).pid;
+  /** Start another app's daemon (main `ECHO` and name "echo", say) in the same home and workspace; stopped at cleanup. */
+  const startApp = (main, name) => {
+    const app = (...args) => sh(process.execPath, [main, ...args], { env, cwd: workspace });
+    app("start", "--workspace", workspace);
+    const appPid = JSON.parse(app("status", "--json")).pid;
+    defer(async () => {
+      try {
+        app("stop");
+      } catch {}
+      for (let i = 0; i < 50 && isAlive(appPid); i++) {
+        if (i === 0) process.kill(appPid, "SIGTERM");
+        await sleep(100);
+      }
+      if (isAlive(appPid)) process.kill(appPid, "SIGKILL");
+    });
+    return { pid: appPid, socket: join(home, "state", `${name}.sock`) };
+  };
   const socket = join(home, "state", "mux.sock");
   const clients = [];
   defer(() => {
@@ -136,8 +155,11 @@ export async function startMux(label) {
   return {
     pid,
     env,
+    home,
     workspace,
+    socket,
     cli,
+    startApp,
     /** A protocol client, the way `venom-mux attach` connects; onEvent gets notifications. */
     async connect(onEvent = () => {}) {
       const client = await VenomClient.connect(socket, { client: { name: "venom-bench", version: "0" }, onEvent });
