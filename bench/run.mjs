@@ -8,15 +8,17 @@ import { mkdirSync, statSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, release, totalmem } from "node:os";
 import { join } from "node:path";
 import * as cli from "./cli.mjs";
+import * as conformance from "./conformance.mjs";
 import * as delegation from "./delegation.mjs";
 import * as keystroke from "./keystroke.mjs";
 import { MUX, ROOT, runCleanups, version } from "./lib.mjs";
 import * as rpc from "./rpc.mjs";
 import * as rss from "./rss.mjs";
 import * as sandbox from "./sandbox.mjs";
+import * as scale from "./scale.mjs";
 import * as throughput from "./throughput.mjs";
 
-const STEPS = { throughput, keystroke, cli, rpc, rss, sandbox, delegation };
+const STEPS = { throughput, keystroke, cli, rpc, rss, scale, sandbox, delegation, conformance };
 const args = process.argv.slice(2).filter((a) => a !== "--");
 const quick = args.includes("--quick");
 const chosen = args.filter((a) => !a.startsWith("--"));
