@@ -1,4 +1,3 @@
-import { spawn } from "node:child_process";
 import { existsSync, lstatSync } from "node:fs";
 import { join } from "node:path";
 import { type CliApp, type Command, Exit, UsageError, type VenomHome } from "@venom/runtime/cli";
@@ -90,6 +89,7 @@ async function login(adapter: Adapter, all: Adapter[], home: VenomHome, io: { ou
   if (!resolution.offered) throw new Error(`${adapter.name} is not offered: ${resolution.why}`);
   const [file, ...args] = [...resolution.argv0, ...adapter.login.argv];
   io.err(`signing ${adapter.name} in inside its private home ${env.HOME}`);
+  const { spawn } = await import("node:child_process");
   const child = spawn(file as string, args, { env, stdio: "inherit", cwd: env.HOME });
   return new Promise<number>((resolve) => child.once("exit", (code) => resolve(code ?? Exit.failed)));
 }
