@@ -7,7 +7,10 @@
 // the attached client, a login) goes to chunks in dist/chunks/, loaded only
 // when that import() runs. The daemon (`./app.js`, imported by `serve` only)
 // is not bundled: `serve` loads tsc's dist/app.js. Native modules stay
-// external. Every output keeps its source map.
+// external; @venom/native, which the client loads for its SO_PEERCRED check,
+// is bundled (its index imports every binding: ~13 ms of module loading) and
+// requires koffi relative to the chunk, so each app depends on koffi itself.
+// Every output keeps its source map.
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { build } from "esbuild";
