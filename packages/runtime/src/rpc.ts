@@ -67,6 +67,7 @@ export class RpcPeer {
   readonly #frameLimit: number;
   readonly #envelope: Envelope;
   #closed = false;
+  #corked = false;
 
   constructor(
     private readonly input: Readable,
@@ -174,7 +175,26 @@ export class RpcPeer {
       );
       return;
     }
-    this.output.write(`${line}\n`);
+    this.#writeCoalesced(`${line}\n`);
+  }
+
+  /**
+   * Write a line; the lines of one turn of the event loop (a call's events and
+   * its reply) leave in one write. Each write wakes the peer: three per call
+   * cost the daemon most of its CPU in the RPC floor (issue 11, item 2).
+   * The stream counts corked bytes in writableLength, so backlog and
+   * maxQueuedBytes still see them; end() in close() sends what is corked.
+   */
+  #writeCoalesced(text: string): void {
+    if (!this.#corked) {
+      this.#corked = true;
+      this.output.cork();
+      setImmediate(() => {
+        this.#corked = false;
+        this.output.uncork();
+      });
+    }
+    this.output.write(text);
   }
 
   #onData(chunk: Buffer): void {
