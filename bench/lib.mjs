@@ -262,13 +262,15 @@ export function percentile(values, p) {
   return sorted[rank];
 }
 export const median = (values) => percentile(values, 50);
+/** "min / median / max" of values, each formatted with f. */
+export const spread = (values, f) => `${f(Math.min(...values))} / ${f(median(values))} / ${f(Math.max(...values))}`;
 
-/** Wall time of a spawned process in ms (spawnSync: no event loop in between); throws if it fails. */
-export function timeSpawn(file, args, options) {
+/** Wall time of a spawned process in ms (spawnSync: no event loop in between); throws unless it exits with `status`. */
+export function timeSpawn(file, args, options, status = 0) {
   const start = performance.now();
   const result = spawnSync(file, args, { stdio: ["ignore", "pipe", "pipe"], timeout: 30_000, ...options });
   const ms = performance.now() - start;
-  if (result.status !== 0) throw new Error(`${file} ${args.join(" ")} exited ${result.status}: ${String(result.stderr).trim()}`);
+  if (result.status !== status) throw new Error(`${file} ${args.join(" ")} exited ${result.status}: ${String(result.stderr).trim()}`);
   return ms;
 }
 

@@ -6,7 +6,7 @@
 import { spawn } from "node:child_process";
 import { createConnection } from "node:net";
 import { join } from "node:path";
-import { defer, ECHO, fmt, median, percentile, ROOT, startMux, tempDir, within } from "./lib.mjs";
+import { defer, ECHO, fmt, median, percentile, ROOT, spread, startMux, tempDir, within } from "./lib.mjs";
 
 export const title = "RPC floor: venom-echo `echo` calls against a bare NDJSON echo server";
 
@@ -83,8 +83,8 @@ async function startFloor() {
 }
 
 export async function run({ quick }) {
-  const ms = quick ? 500 : 10_000;
-  const warmupMs = quick ? 200 : 2_000;
+  const ms = quick ? 300 : 10_000;
+  const warmupMs = quick ? 100 : 2_000;
   const rounds = quick ? 1 : 3;
   const floorSocket = await startFloor();
   const mux = await startMux("rpc");
@@ -111,7 +111,6 @@ export async function run({ quick }) {
   const rows = [];
   const ratios = [];
   const targets = [];
-  const spread = (values, f) => `${f(Math.min(...values))} / ${f(median(values))} / ${f(Math.max(...values))}`;
   for (const clients of CONCURRENCY) {
     const { floor, venom } = results[clients];
     for (const [label, list] of [
@@ -156,6 +155,8 @@ export async function run({ quick }) {
     rows,
     ratios,
     targets,
+    notes:
+      "What a profile of the venom-echo daemon under this load shows (`node --cpu-prof apps/venom-echo/dist/main.js serve`, 8 clients, 20 000 calls): per call it writes `event/tool` started, `event/tool` finished and the reply, and each socket write woke the waiting client: those writes were the largest share of the daemon's time (what an earlier profile took for the log). The lines of one turn of the event loop now leave in one write (`RpcPeer`, cork until `setImmediate`), which about doubled calls/s with 32 clients in interleaved quick runs. The rest is the call itself: the dispatcher and its per-call AbortSignal, zod on the request and the result, the session's grant, JSON, and garbage collection. The pino log line (one synchronous `write(2)` per call) took under a tenth of the daemon's time in that profile; an asynchronous destination would save part of that at the price of losing the last lines when the process ends without a flush (a crash, or the SIGTERM deadline's `process.exit`), so the log stays synchronous. The floor server does none of this: no peer check, events, schema, dispatcher or log.",
     data: { ms, rounds, results },
   };
 }
