@@ -160,9 +160,12 @@ export async function startMux(label) {
     socket,
     cli,
     startApp,
-    /** A protocol client, the way `venom-mux attach` connects; onEvent gets notifications. */
+    /**
+     * A protocol client, the way `venom-mux attach` connects; onEvent gets notifications. It waits
+     * as long as an answer takes (no 20 s request timeout): a slow answer is a measurement, not a failure.
+     */
     async connect(onEvent = () => {}) {
-      const client = await VenomClient.connect(socket, { client: { name: "venom-bench", version: "0" }, onEvent });
+      const client = await VenomClient.connect(socket, { client: { name: "venom-bench", version: "0" }, onEvent, requestTimeoutMs: 0 });
       clients.push(client);
       return client;
     },

@@ -137,7 +137,7 @@ on the machine described here, and each comparison is a ratio between systems me
 ratios less so. No test times anything; speed and memory targets live here (issue 5, item 10; issue 11).
 
 Run \`pnpm bench\` (full sizes, writes this file and \`bench-results/full.{json,md}\`), \`pnpm bench --quick\` (tiny sizes,
-for CI: proves the harness works, writes only \`bench-results/\`), or name steps: \`pnpm bench --quick throughput ls\`.
+for CI: proves the harness works, writes only \`bench-results/\`), or name steps: \`pnpm bench --quick throughput cli\`.
 A step that fails to run makes the exit status non-zero; a missed target is reported here, not failed.
 
 ## Machine
