@@ -10,6 +10,8 @@ import { VenomClient } from "../packages/runtime/dist/index.js";
 
 export const ROOT = fileURLToPath(new URL("..", import.meta.url));
 export const MUX = join(ROOT, "apps/multiplexer-lite/dist/main.js");
+export const ECHO = join(ROOT, "apps/venom-echo/dist/main.js");
+export const ORCH = join(ROOT, "apps/orchestrator-lite/dist/main.js");
 /** node-pty as venom-mux itself loads it (same build, same version). */
 export const pty = createRequire(join(ROOT, "apps/multiplexer-lite/package.json"))("node-pty");
 
@@ -128,6 +130,23 @@ export async function startMux(label) {
   });
   cli("start", "--workspace", workspace);
   pid = JSON.parse(cli("status", "--json")).pid;
+  /** Start another app's daemon (main `ECHO` and name "echo", say) in the same home and workspace; stopped at cleanup. */
+  const startApp = (main, name) => {
+    const app = (...args) => sh(process.execPath, [main, ...args], { env, cwd: workspace });
+    app("start", "--workspace", workspace);
+    const appPid = JSON.parse(app("status", "--json")).pid;
+    defer(async () => {
+      try {
+        app("stop");
+      } catch {}
+      for (let i = 0; i < 50 && isAlive(appPid); i++) {
+        if (i === 0) process.kill(appPid, "SIGTERM");
+        await sleep(100);
+      }
+      if (isAlive(appPid)) process.kill(appPid, "SIGKILL");
+    });
+    return { pid: appPid, socket: join(home, "state", `${name}.sock`) };
+  };
   const socket = join(home, "state", "mux.sock");
   const clients = [];
   defer(() => {
@@ -136,11 +155,17 @@ export async function startMux(label) {
   return {
     pid,
     env,
+    home,
     workspace,
+    socket,
     cli,
-    /** A protocol client, the way `venom-mux attach` connects; onEvent gets notifications. */
+    startApp,
+    /**
+     * A protocol client, the way `venom-mux attach` connects; onEvent gets notifications. It waits
+     * as long as an answer takes (no 20 s request timeout): a slow answer is a measurement, not a failure.
+     */
     async connect(onEvent = () => {}) {
-      const client = await VenomClient.connect(socket, { client: { name: "venom-bench", version: "0" }, onEvent });
+      const client = await VenomClient.connect(socket, { client: { name: "venom-bench", version: "0" }, onEvent, requestTimeoutMs: 0 });
       clients.push(client);
       return client;
     },
@@ -240,13 +265,15 @@ export function percentile(values, p) {
   return sorted[rank];
 }
 export const median = (values) => percentile(values, 50);
+/** "min / median / max" of values, each formatted with f. */
+export const spread = (values, f) => `${f(Math.min(...values))} / ${f(median(values))} / ${f(Math.max(...values))}`;
 
-/** Wall time of a spawned process in ms (spawnSync: no event loop in between); throws if it fails. */
-export function timeSpawn(file, args, options) {
+/** Wall time of a spawned process in ms (spawnSync: no event loop in between); throws unless it exits with `status`. */
+export function timeSpawn(file, args, options, status = 0) {
   const start = performance.now();
   const result = spawnSync(file, args, { stdio: ["ignore", "pipe", "pipe"], timeout: 30_000, ...options });
   const ms = performance.now() - start;
-  if (result.status !== 0) throw new Error(`${file} ${args.join(" ")} exited ${result.status}: ${String(result.stderr).trim()}`);
+  if (result.status !== status) throw new Error(`${file} ${args.join(" ")} exited ${result.status}: ${String(result.stderr).trim()}`);
   return ms;
 }
 

@@ -146,16 +146,20 @@ describe("run (spec, Tool rules: bash)", () => {
     const daemon = await startEcho();
     const client = await connect(daemon, approve);
     void client.callTool("run", { argv: ["bash", "-c", "sleep 300 & echo $! > pids; echo $$ >> pids; wait"] }).catch(() => undefined);
+    // Both processes run and the daemon's record of them is on disk (it is written with an fsync, which on a
+    // loaded machine can finish after bash has already written its pids).
+    const delegations = join(daemon.home, "state", "delegations");
     const pids = await until(() => {
       const list = pidsIn(join(daemon.workspace, "pids"));
-      return list.length === 2 ? list : undefined;
+      const recorded = existsSync(delegations) && readdirSync(delegations).some((name) => name.endsWith(".json"));
+      return list.length === 2 && recorded ? list : undefined;
     });
     daemon.proc.kill("SIGKILL");
     await new Promise((r) => daemon.proc.once("exit", r));
     expect(alive(pids).length).toBe(2); // orphaned: still running with nobody to stop them
     const again = await startEcho({ home: daemon.home, workspace: daemon.workspace });
     expect(alive(pids)).toEqual([]);
-    expect(readdirSync(join(daemon.home, "state", "delegations"))).toEqual([]);
+    expect(readdirSync(delegations)).toEqual([]);
     client.close();
     await again.stop();
   });

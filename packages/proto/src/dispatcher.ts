@@ -1,10 +1,11 @@
 import { type ApprovalGate, askApproval } from "./approval.js";
+import { ErrorCode } from "./codes.js";
 import { bounded, diagnosticFor } from "./diagnostics.js";
 import { invalidParams, ProtocolError } from "./errors.js";
 import type { Snapshot } from "./snapshot.js";
 import { cutMiddle, terminalSafe } from "./terminal-text.js";
 import type { ToolDefinition } from "./tools.js";
-import { ErrorCode, type Grant, type Risk, type ToolResult } from "./wire.js";
+import type { Grant, Risk, ToolResult } from "./wire.js";
 
 /** Why a call's signal was aborted: the caller cancelled it, or its deadline passed. */
 export class CallCancelled extends Error {

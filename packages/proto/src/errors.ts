@@ -1,5 +1,6 @@
+import { ErrorCode } from "./codes.js";
 import { bounded } from "./diagnostics.js";
-import { ErrorCode, type ErrorObject } from "./wire.js";
+import type { ErrorObject } from "./wire.js";
 
 /**
  * A JSON-RPC error a server answers with. Its message and data are our own

@@ -1,6 +1,7 @@
 export * from "./approval.js";
 export * from "./canonical-json.js";
 export * from "./capabilities.js";
+export * from "./codes.js";
 export * from "./diagnostics.js";
 export * from "./dispatcher.js";
 export * from "./errors.js";

@@ -1,9 +1,10 @@
 import { z } from "zod";
 import { canonicalJson, sha256Hex } from "./canonical-json.js";
 import { CAPABILITIES } from "./capabilities.js";
+import { ErrorCode, PROTOCOL } from "./codes.js";
 import { MARKER_DEPTH, MARKER_PARENT } from "./identity.js";
 import { EchoInputSchema, ReferenceTools } from "./reference-tools.js";
-import { ErrorCode, Methods, Notifications, PaneMethods, PROTOCOL, ToolResultSchema } from "./wire.js";
+import { Methods, Notifications, PaneMethods, ToolResultSchema } from "./wire.js";
 
 const ERROR_MEANINGS: Record<number, [string, string]> = {
   [ErrorCode.ParseError]: ["not JSON", "closed"],

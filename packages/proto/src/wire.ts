@@ -4,25 +4,7 @@
  */
 import { z } from "zod";
 import { CapabilitySchema } from "./capabilities.js";
-
-export const PROTOCOL = "venom/1";
-export const SUPPORTED_PROTOCOLS = [PROTOCOL] as const;
-
-/** JSON-RPC error codes of venom/1 (DESIGN.md, "Wire protocol"). */
-export const ErrorCode = {
-  ParseError: -32700,
-  InvalidRequest: -32600,
-  MethodNotFound: -32601,
-  InvalidParams: -32602,
-  InternalError: -32603,
-  HelloRequired: -32001,
-  UnsupportedProtocol: -32002,
-  OwnerRequired: -32003,
-  DepthLimit: -32004,
-  ToolNotGranted: -32005,
-  Busy: -32006,
-} as const;
-export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
+import { PROTOCOL } from "./codes.js";
 
 // ── JSON-RPC 2.0 envelopes ────────────────────────────────────────────────
 export const RequestIdSchema = z.union([z.string().max(128), z.number().int()]);
@@ -50,6 +32,7 @@ export const ResponseSchema = z.union([
 ]);
 /** Any one line of venom/1: a request, a notification or a response. */
 export const MessageSchema = z.union([RequestSchema, NotificationSchema, ResponseSchema]);
+export type Message = z.infer<typeof MessageSchema>;
 export type Request = z.infer<typeof RequestSchema>;
 export type Notification = z.infer<typeof NotificationSchema>;
 export type Response = z.infer<typeof ResponseSchema>;

@@ -1,21 +1,34 @@
 import { createConnection, type Socket } from "node:net";
 import type { Readable, Writable } from "node:stream";
 import {
-  AllMethods,
+  type AllMethods,
   type AnyMethodName,
   type ApprovalRequest,
-  ApprovalRequestParamsSchema,
   ErrorCode,
-  HelloResultSchema,
+  type HelloResultSchema,
   PROTOCOL,
   ProtocolError,
   type ToolResult,
-  ToolResultSchema,
 } from "@venom/proto";
 import type { z } from "zod";
-import { RpcPeer } from "./rpc.js";
+import { type Envelope, RpcPeer } from "./rpc.js";
 
 export type HelloResult = z.infer<typeof HelloResultSchema>;
+
+/**
+ * What a client checks of what its daemon sends. By default every message and
+ * result against proto's schemas (./reply-checks.js, loaded at connect); a CLI
+ * command passes lighter checks (cli/replies.ts) so that it starts without
+ * loading zod: the daemon has validated the call, and the command reads only
+ * what it prints.
+ */
+export interface ReplyChecks {
+  envelope: Envelope;
+  hello(raw: unknown): HelloResult;
+  approvalRequest(raw: unknown): ApprovalRequest | Promise<ApprovalRequest>;
+  result(method: AnyMethodName, raw: unknown): unknown;
+  toolResult(raw: unknown): ToolResult;
+}
 
 export interface ClientOptions {
   client: { name: string; version: string };
@@ -31,6 +44,8 @@ export interface ClientOptions {
    * RequestTimeout; hello included. Default 20 s; 0 waits forever.
    */
   requestTimeoutMs?: number;
+  /** What to check of the daemon's messages; proto's schemas when absent. */
+  checks?: ReplyChecks;
 }
 
 export const DEFAULT_REQUEST_TIMEOUT_MS = 20_000;
@@ -76,6 +91,7 @@ export class VenomClient {
     readonly rpc: RpcPeer,
     readonly hello: HelloResult,
     private readonly timeoutMs: number,
+    private readonly checks: ReplyChecks,
   ) {}
 
   /**
@@ -99,22 +115,28 @@ export class VenomClient {
   }
 
   static async over(input: Readable, output: Writable, options: ClientOptions): Promise<VenomClient> {
+    const checks = options.checks ?? (await import("./reply-checks.js")).schemaChecks;
     let closed = false;
-    const rpc = new RpcPeer(input, output, {
-      request: async (method, params) => {
-        if (method !== "approval/request") throw new ProtocolError(ErrorCode.MethodNotFound, `unknown method: ${method}`);
-        const request = ApprovalRequestParamsSchema.parse(params);
-        return { decision: options.gate ? await options.gate(request) : "deny" };
+    const rpc = new RpcPeer(
+      input,
+      output,
+      {
+        request: async (method, params) => {
+          if (method !== "approval/request") throw new ProtocolError(ErrorCode.MethodNotFound, `unknown method: ${method}`);
+          const request = await checks.approvalRequest(params);
+          return { decision: options.gate ? await options.gate(request) : "deny" };
+        },
+        notification: (method, params) => options.onEvent?.(method, params),
+        closed: () => {
+          closed = true;
+        },
       },
-      notification: (method, params) => options.onEvent?.(method, params),
-      closed: () => {
-        closed = true;
-      },
-    });
+      { envelope: checks.envelope },
+    );
     const timeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
     let hello: HelloResult;
     try {
-      hello = HelloResultSchema.parse(
+      hello = checks.hello(
         await timedRequest(
           rpc,
           "hello",
@@ -135,16 +157,16 @@ export class VenomClient {
       throw error;
     }
     if (closed) throw new Error("connection closed after hello");
-    return new VenomClient(rpc, hello, timeoutMs);
+    return new VenomClient(rpc, hello, timeoutMs, checks);
   }
 
-  /** Call a venom/1 method; the result is checked against proto's schema for it. */
+  /** Call a venom/1 method; the result is checked as this client's ReplyChecks say (proto's schema for it by default). */
   async request<M extends AnyMethodName>(
     method: M,
     params?: z.input<(typeof AllMethods)[M]["params"]>,
   ): Promise<z.infer<(typeof AllMethods)[M]["result"]>> {
     const result = await timedRequest(this.rpc, method, params, this.#timeoutFor(method, params));
-    return AllMethods[method].result.parse(result) as z.infer<(typeof AllMethods)[M]["result"]>;
+    return this.checks.result(method, result) as z.infer<(typeof AllMethods)[M]["result"]>;
   }
 
   /** pane/wait waits as long as it was asked to (forever without a timeout), plus the usual allowance. */
@@ -159,7 +181,7 @@ export class VenomClient {
     args: Record<string, unknown>,
     options: { timeoutSeconds?: number; callId?: string } = {},
   ): Promise<ToolResult> {
-    return ToolResultSchema.parse(await this.rpc.request("tools/call", { name, arguments: args, ...options }));
+    return this.checks.toolResult(await this.rpc.request("tools/call", { name, arguments: args, ...options }));
   }
 
   close(): void {

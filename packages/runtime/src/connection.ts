@@ -7,6 +7,7 @@ import {
   ErrorCode,
   HelloParamsSchema,
   invalidParams,
+  MessageSchema,
   Methods,
   PROTOCOL,
   ProtocolError,
@@ -107,7 +108,7 @@ export class Connection<Context> {
           onClosed();
         },
       },
-      { frameLimit: host.frameLimit },
+      { envelope: MessageSchema, frameLimit: host.frameLimit },
     );
     const deadline = setTimeout(() => {
       if (!this.#session) this.rpc.failClosed(new ProtocolError(ErrorCode.HelloRequired, `no hello within ${HELLO_DEADLINE_MS / 1000} s`));

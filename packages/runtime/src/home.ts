@@ -1,4 +1,3 @@
-import { randomBytes } from "node:crypto";
 import {
   chmodSync,
   closeSync,
@@ -119,7 +118,8 @@ export function assertPrivate(path: string, stat: Stats, what: "directory" | "fi
  */
 export function writeFileAtomic(path: string, data: string | Uint8Array): void {
   const dir = dirname(path);
-  const temp = join(dir, `.${basename(path)}.${randomBytes(6).toString("hex")}.tmp`);
+  // The global Web Crypto, not node:crypto: importing that costs every CLI command its start time.
+  const temp = join(dir, `.${basename(path)}.${Buffer.from(crypto.getRandomValues(new Uint8Array(6))).toString("hex")}.tmp`);
   const fd = openSync(temp, "wx", 0o600);
   try {
     writeSync(fd, typeof data === "string" ? Buffer.from(data) : data);

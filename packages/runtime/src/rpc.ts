@@ -4,7 +4,7 @@ import {
   diagnosticFor,
   ErrorCode,
   type ErrorObject,
-  MessageSchema,
+  type Message,
   ProtocolError,
   type RequestId,
   terminalSafe,
@@ -20,7 +20,17 @@ export interface RpcHandlers {
   closed?(): void;
 }
 
+/**
+ * How each incoming line is checked before it is routed: a server passes
+ * proto's MessageSchema; a CLI client of its own daemon may pass a lighter
+ * check (the server validates; the client checks what it prints).
+ */
+export interface Envelope {
+  safeParse(raw: unknown): { success: true; data: Message } | { success: false };
+}
+
 export interface RpcOptions {
+  envelope: Envelope;
   frameLimit?: number;
   /** Bytes the peer may leave unread before it is treated as stalled and closed. */
   maxQueuedBytes?: number;
@@ -55,14 +65,17 @@ export class RpcPeer {
   readonly #splitter: LineSplitter;
   readonly #maxQueued: number;
   readonly #frameLimit: number;
+  readonly #envelope: Envelope;
   #closed = false;
+  #corked = false;
 
   constructor(
     private readonly input: Readable,
     private readonly output: Writable & { destroy?(): void },
     private readonly handlers: RpcHandlers,
-    options: RpcOptions = {},
+    options: RpcOptions,
   ) {
+    this.#envelope = options.envelope;
     this.#frameLimit = options.frameLimit ?? DEFAULT_FRAME_LIMIT;
     this.#splitter = new LineSplitter(this.#frameLimit);
     this.#maxQueued = options.maxQueuedBytes ?? 16 * 1024 * 1024;
@@ -162,7 +175,26 @@ export class RpcPeer {
       );
       return;
     }
-    this.output.write(`${line}\n`);
+    this.#writeCoalesced(`${line}\n`);
+  }
+
+  /**
+   * Write a line; the lines of one turn of the event loop (a call's events and
+   * its reply) leave in one write. Each write wakes the peer: three per call
+   * cost the daemon most of its CPU in the RPC floor (issue 11, item 2).
+   * The stream counts corked bytes in writableLength, so backlog and
+   * maxQueuedBytes still see them; end() in close() sends what is corked.
+   */
+  #writeCoalesced(text: string): void {
+    if (!this.#corked) {
+      this.#corked = true;
+      this.output.cork();
+      setImmediate(() => {
+        this.#corked = false;
+        this.output.uncork();
+      });
+    }
+    this.output.write(text);
   }
 
   #onData(chunk: Buffer): void {
@@ -184,7 +216,7 @@ export class RpcPeer {
       this.failClosed(new ProtocolError(ErrorCode.ParseError, `not JSON (a ${line.length}-character line)`));
       return;
     }
-    const parsed = MessageSchema.safeParse(raw);
+    const parsed = this.#envelope.safeParse(raw);
     if (!parsed.success) {
       const id =
         typeof (raw as { id?: unknown })?.id === "number" || typeof (raw as { id?: unknown })?.id === "string"

@@ -1,5 +1,4 @@
 import { type CliApp, UsageError } from "@venom/runtime/cli";
-import { attachTo } from "../attach/attach.js";
 import type { MuxCommand } from "./command.js";
 import { promptTarget, takeTarget, targetOption } from "./target.js";
 
@@ -21,6 +20,8 @@ export function attachCommand(app: CliApp): MuxCommand {
       if (run.json) throw new UsageError("attach is interactive; --json is not supported (use ls --json or capture --json)");
       const target = run.values.target !== undefined || run.positionals.length > 0 ? takeTarget(run) : undefined;
       if (target && target.rest.length > 0) throw new UsageError(`unexpected argument: ${target.rest[0]}`);
+      // Loaded here: the attached client (and the configuration it reads) is not worth the start time of ls, send or capture.
+      const { attachTo } = await import("../attach/attach.js");
       return attachTo(app, run.home, target?.target);
     },
     async prompt(host, run) {

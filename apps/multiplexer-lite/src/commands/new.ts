@@ -3,7 +3,6 @@ import { isAbsolute, relative, resolve } from "node:path";
 import type { PaneNewParamsSchema } from "@venom/proto";
 import { type CliApp, type CommandRun, Exit, UsageError } from "@venom/runtime/cli";
 import type { z } from "zod";
-import { attachToPane } from "../attach/attach.js";
 import { insideOwnPane } from "../nesting.js";
 import { withMux } from "./client.js";
 import type { MuxCommand } from "./command.js";
@@ -42,7 +41,7 @@ export function newCommand(app: CliApp): MuxCommand {
         nested = insideOwnPane(client.hello.instance);
         return client.request("pane/new", paneParams({ values, positionals }, client.hello.workspace, size));
       });
-      if (terminal && !nested) return attachToPane(app, home, pane.id);
+      if (terminal && !nested) return (await import("../attach/attach.js")).attachToPane(app, home, pane.id);
       if (terminal) io.err(`${app.program}: created ${pane.id} detached: this terminal is one of its panes (switch with prefix n, p or w)`);
       if (json) io.out(JSON.stringify(pane));
       else io.out(`${pane.id} ${pane.name}`);

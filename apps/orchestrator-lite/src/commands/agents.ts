@@ -1,7 +1,6 @@
-import { spawn } from "node:child_process";
 import { existsSync, lstatSync } from "node:fs";
 import { join } from "node:path";
-import { type CliApp, type Command, Exit, loadUserConfig, UsageError, type VenomHome } from "@venom/runtime/cli";
+import { type CliApp, type Command, Exit, UsageError, type VenomHome } from "@venom/runtime/cli";
 import { type Adapter, adapters, declaredVars, resolveAdapter } from "../adapters.js";
 
 /**
@@ -19,6 +18,8 @@ export function agentsCommand(_app: CliApp): Command {
     options: { stdin: { type: "boolean" } },
     async execute({ home, json, io, positionals }) {
       const [verb, name, ...extra] = positionals;
+      // Loaded here: the configuration's zod schemas are not worth the start time of the other commands.
+      const { loadUserConfig } = await import("@venom/runtime/config");
       const all = adapters(loadUserConfig(home.configFile));
       if (verb === "list" && name === undefined) return list(all, json, io);
       if ((verb === "status" || verb === "login") && name && extra.length === 0) {
@@ -88,6 +89,7 @@ async function login(adapter: Adapter, all: Adapter[], home: VenomHome, io: { ou
   if (!resolution.offered) throw new Error(`${adapter.name} is not offered: ${resolution.why}`);
   const [file, ...args] = [...resolution.argv0, ...adapter.login.argv];
   io.err(`signing ${adapter.name} in inside its private home ${env.HOME}`);
+  const { spawn } = await import("node:child_process");
   const child = spawn(file as string, args, { env, stdio: "inherit", cwd: env.HOME });
   return new Promise<number>((resolve) => child.once("exit", (code) => resolve(code ?? Exit.failed)));
 }

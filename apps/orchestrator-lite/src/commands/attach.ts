@@ -1,4 +1,3 @@
-import { spawn } from "node:child_process";
 import { type CliApp, type Command, Exit, UsageError } from "@venom/runtime/cli";
 import { muxMain } from "../adapters.js";
 import type { JobRecord } from "../jobs.js";
@@ -19,6 +18,8 @@ export function attachCommand(app: CliApp): Command {
       if (!job) throw new Error(`no job "${target}" that you may see`);
       if (job.state !== "running" && job.state !== "awaiting-approval")
         throw new Error(`${job.name} is ${job.state}: nothing to attach to`);
+      // Loaded here: child_process is not worth the start time of every command.
+      const { spawn } = await import("node:child_process");
       const child = spawn(process.execPath, [muxMain(), "attach", "-t", job.name], { stdio: "inherit" });
       const code = await new Promise<number>((resolve) => child.once("exit", (c) => resolve(c ?? Exit.failed)));
       io.err(`${app.program}: detached from ${job.name}`);

@@ -1,4 +1,4 @@
-import { AgentEventSchema, terminalSafe } from "@venom/proto";
+import { terminalSafe } from "@venom/proto";
 import { type CliApp, type Command, Exit, UsageError } from "@venom/runtime/cli";
 import { withOrch } from "./client.js";
 
@@ -27,11 +27,8 @@ export function runCommand(app: CliApp): Command {
       const timeout = values.timeout === undefined ? undefined : Number(values.timeout);
       if (timeout !== undefined && !(timeout > 0)) throw new UsageError("--timeout must be a positive number of seconds");
       const onEvent = (method: string, params: unknown) => {
-        const event = method === "event/agent" ? AgentEventSchema.safeParse(params) : null;
-        if (event?.success) {
-          const { name, state, detail } = event.data;
-          io.err(`${app.program}: ${name} ${state}${detail ? ` ${terminalSafe(detail, { singleLine: true })}` : ""}`);
-        }
+        const line = progressLine(app.program, method, params);
+        if (line !== undefined) io.err(line);
       };
       const options = {
         onEvent,
@@ -61,4 +58,18 @@ export function runCommand(app: CliApp): Command {
       );
     },
   };
+}
+
+/**
+ * The progress line for an event/agent notification; anything else prints
+ * nothing. The daemon built the event from proto's schema: the CLI checks only
+ * what it prints, each field escaped, so that `run` starts without loading zod
+ * (issue 11).
+ */
+function progressLine(program: string, method: string, params: unknown): string | undefined {
+  if (method !== "event/agent") return undefined;
+  const { name, state, detail } = (params ?? {}) as Record<string, unknown>;
+  if (typeof name !== "string" || typeof state !== "string") return undefined;
+  const line = (text: string) => terminalSafe(text, { singleLine: true });
+  return `${program}: ${line(name)} ${line(state)}${typeof detail === "string" && detail ? ` ${line(detail)}` : ""}`;
 }

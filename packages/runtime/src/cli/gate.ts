@@ -1,4 +1,3 @@
-import { createInterface } from "node:readline/promises";
 import { type ApprovalRequest, cutMiddle, terminalLine, terminalSafe } from "@venom/proto";
 
 const MAX_SUMMARY_SHOWN = 1024;
@@ -15,6 +14,8 @@ export function terminalGate(program: string): ((request: ApprovalRequest) => Pr
     const summary = cutMiddle(terminalSafe(request.summary), MAX_SUMMARY_SHOWN).replace(/\n/g, "\n  ");
     const head = [request.label, request.tool, `(${request.risk})`].map((part) => terminalLine(part, 128)).join(" ");
     process.stderr.write(`${program}: approval needed ${head}\n  ${summary}\n`);
+    // Loaded only when a person is asked: readline is not worth the start time of every command.
+    const { createInterface } = await import("node:readline/promises");
     const rl = createInterface({ input: process.stdin, output: process.stderr });
     try {
       const answer = await rl.question("Allow this call? [y/N] ");

@@ -1,8 +1,8 @@
-// The client side of the runtime for CLI programs: commands, the client and
-// config, without the daemon's modules (pino, koffi bindings, process
-// machinery), so a command like `ls` starts fast. Import it as "@venom/runtime/cli".
+// The client side of the runtime for CLI programs: commands and the client,
+// without the daemon's modules (pino, koffi bindings, process machinery) or
+// zod, so a command like `ls` starts fast. Import it as "@venom/runtime/cli";
+// a command that reads the configuration imports "@venom/runtime/config" when it runs.
 export * from "../client.js";
-export { loadUserConfig } from "../config.js";
 export * from "../home.js";
 export * from "../rpc.js";
 export * from "../socket-probe.js";

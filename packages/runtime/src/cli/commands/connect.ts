@@ -3,6 +3,7 @@ import type { VenomHome } from "../../home.js";
 import type { CliApp } from "../app.js";
 import { terminalGate } from "../gate.js";
 import { NotRunning } from "../program.js";
+import { cliChecks } from "../replies.js";
 
 /** Connect a CLI command to its app's daemon; approvals go to the terminal when there is one. */
 export async function connectCli(
@@ -16,6 +17,7 @@ export async function connectCli(
     return await VenomClient.connect(socket, {
       client: { name: app.program, version: app.version },
       ...(gate ? { gate } : {}),
+      checks: cliChecks,
       ...options,
     });
   } catch (error) {

@@ -1,5 +1,4 @@
 import { isAbsolute, resolve } from "node:path";
-import { loadUserConfig } from "../../config.js";
 import type { CliApp } from "../app.js";
 import { type Command, Exit } from "../program.js";
 
@@ -19,6 +18,8 @@ export function serveCommand(app: CliApp): Command {
         throw new Error(`--policy must be on-risk, always or never`);
       }
       home.ensure();
+      // Loaded here, not at start: the configuration schemas are zod, which client commands do without.
+      const { loadUserConfig } = await import("../../config.js");
       const config = loadUserConfig(home.configFile, policy ? { policy: policy as "on-risk" } : {});
       const dir = (values.workspace as string | undefined) ?? process.cwd();
       const createDaemon = await app.loadDaemon();

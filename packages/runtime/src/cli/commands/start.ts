@@ -1,4 +1,3 @@
-import { spawn } from "node:child_process";
 import { join, resolve } from "node:path";
 import { openPrivateAppend } from "../../private-files.js";
 import { answers } from "../../socket-probe.js";
@@ -22,6 +21,8 @@ export function startCommand(app: CliApp): Command {
       if (values.policy) args.push("--policy", values.policy as string);
       // The daemon's stderr goes to a private file: a crash before the logger exists still leaves a trace.
       const stderr = openPrivateAppend(join(home.logs, `${app.app}.stderr`));
+      // Loaded here: child_process is not worth the start time of every command.
+      const { spawn } = await import("node:child_process");
       const child = spawn(process.execPath, args, {
         detached: true,
         stdio: ["ignore", "ignore", stderr],

@@ -1,0 +1,73 @@
+// 3. CLI start (issue 11, item 1): the wall time of each client command an
+// agent runs in a loop, spawned as a script runs it, against `node -e 0` (the
+// floor for any Node CLI) and `tmux ls`, with running daemons (venom-mux with
+// one pane, venom-echo, venom-orch) in one home. All get the same environment
+// (lib.mjs cleanEnv).
+import { cleanEnv, DROPPED_ENV, ECHO, fmt, MUX, median, ORCH, spread, startMux, startTmux, timeSpawn } from "./lib.mjs";
+
+export const title = "CLI start: client commands against `node -e 0`";
+
+const TARGET = 1.5;
+
+export async function run({ quick }) {
+  // --quick proves the step runs (CI); its numbers mean little.
+  const n = quick ? 2 : 20;
+  const WARMUP = quick ? 0 : 3;
+  const mux = await startMux("cli-mux");
+  const client = await mux.connect();
+  const pane = await mux.newPane(client, ["cat"]);
+  client.close();
+  mux.startApp(ECHO, "echo");
+  mux.startApp(ORCH, "orch");
+  const tmux = startTmux("cli-tmux");
+  tmux.newSession("ls", "cat");
+
+  const venom = (main, ...args) => [process.execPath, [main, ...args], { env: mux.env, cwd: mux.workspace }];
+  const commands = {
+    "node -e 0": [process.execPath, ["-e", "0"], { env: cleanEnv() }],
+    "tmux ls": ["tmux", ["-S", tmux.socket, "ls"], { env: tmux.env }],
+    "venom-mux ls": venom(MUX, "ls"),
+    "venom-mux send": venom(MUX, "send", "-t", pane.id, "x"),
+    "venom-mux capture": venom(MUX, "capture", "-t", pane.id),
+    "venom-echo call echo": venom(ECHO, "call", "echo", '{"text":"x"}'),
+    "venom-echo status": venom(ECHO, "status"),
+    "venom-orch jobs": venom(ORCH, "jobs"),
+    "venom-orch agents list": venom(ORCH, "agents", "list"),
+    // A job that does not exist: the whole path of a cancel (hello, the gated agent_cancel call, its answer), exit 1.
+    "venom-orch cancel": [...venom(ORCH, "cancel", "no-such-job", "--yes"), 1],
+  };
+  const names = Object.keys(commands);
+  const times = Object.fromEntries(names.map((name) => [name, []]));
+  // Interleaved rounds: noise on a shared machine hits every command alike, and each round gives one ratio.
+  for (let i = 0; i < WARMUP + n; i++) {
+    for (const name of names) {
+      const ms = timeSpawn(...commands[name]);
+      if (i >= WARMUP) times[name].push(ms);
+    }
+  }
+
+  const floor = times["node -e 0"];
+  const ratios = (name) => times[name].map((ms, i) => ms / floor[i]);
+  const medianRatio = (name) => median(times[name]) / median(floor);
+  const row = (name) => {
+    return [name, spread(times[name], fmt.ms), fmt.ratio(medianRatio(name)), spread(ratios(name), fmt.ratio)];
+  };
+  const clients = names.filter((name) => name.startsWith("venom-"));
+  return {
+    title,
+    setup: `each command spawned and waited for (spawnSync), ${n} rounds after ${WARMUP} warm-up, every command once per round (interleaved); daemons running in one VENOM_HOME: venom-mux with one pane (\`cat\`), venom-echo, venom-orch; a tmux server with one pane. venom commands run as \`node apps/APP/dist/main.js …\` (what "bin" and testkit run); all without ${DROPPED_ENV.join(", ")} in the environment.`,
+    columns: ["command", "wall min / median / max", "median ÷ node -e 0", "per-round ratio min / median / max"],
+    rows: names.map(row),
+    ratios: [
+      ...clients.map((name) => [`${name} / node -e 0 (medians)`, fmt.ratio(medianRatio(name))]),
+      ["venom-mux ls / tmux ls (medians)", fmt.ratio(median(times["venom-mux ls"]) / median(times["tmux ls"]))],
+    ],
+    notes:
+      "Where a client command's time goes, from `node --cpu-prof` of `venom-mux ls` and from single-module probes on this machine (CPU time, minimum of 30 interleaved runs, `node -e 0` ≈ 60 ms): an ES-module entry point alone costs about 1.1× `node -e 0` (Node 20's ESM loader; there is no `module.enableCompileCache` before Node 22, so the CLIs' feature-detected call does nothing here); `node:net` about 6 ms; compiling the bundle (one file of ~10–30 KB plus small shared chunks) a few ms; and the client's SO_PEERCRED check, which refuses a socket served by another user before a byte is sent (docs/security-model.md), loads koffi and its 1.1 MB native addon: about 13 ms, the largest single item (before this step bundled `@venom/native`, its index also loaded every binding's module: ~13 ms more). Then the round trip. So `node -e 0` + ESM + net + koffi alone is about 1.5× before any work of venom's: the 1.5× target cannot be met on Node 20 while the peer check needs an FFI. `venom-orch agents list` reads the configuration, whose schemas are zod: it loads zod (a ~780 KB chunk) and pays for it; `cancel` waits for the gated `agent_cancel` call. `venom-orch run` is measured whole in the delegation step.",
+    targets: clients.map((name) => {
+      const ratio = medianRatio(name);
+      return { target: `\`${name}\` start within ${TARGET}× \`node -e 0\``, measured: fmt.ratio(ratio), met: ratio <= TARGET };
+    }),
+    data: { n, times },
+  };
+}
