@@ -94,7 +94,7 @@ function readJob(path: string): JobRecord | null {
 }
 
 /**
- * The jobs a session may see and cancel (DESIGN.md, "Handles belong to their
+ * The jobs a session may see and cancel (conformance/spec/design.md, "Handles belong to their
  * owner"): the owner sees all; a delegate only those launched from inside its
  * own delegation, and theirs in turn.
  */

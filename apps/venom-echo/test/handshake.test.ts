@@ -10,7 +10,7 @@ afterAll(async () => {
   cleanupAll();
 });
 
-describe("handshake (DESIGN.md: first request must be hello)", () => {
+describe("handshake (conformance/spec/design.md: first request must be hello)", () => {
   it("a request before hello gets -32001 and the connection closes", async () => {
     const raw = await RawClient.open(daemon.socket);
     raw.request(1, "tools/list");

@@ -7,7 +7,7 @@ afterAll(cleanupAll);
 
 const CANARY = "canary-3d1f-7c2b-never-print-me";
 
-describe("secrets never enter logs or responses (DESIGN.md, Secrets and logs)", () => {
+describe("secrets never enter logs or responses (conformance/spec/design.md, Secrets and logs)", () => {
   it("a canary in the daemon's environment appears in no response and no file under logs/", async () => {
     const daemon = await startEcho({
       env: { ANTHROPIC_API_KEY: CANARY, VENOM_TEST_TOKEN: CANARY, CANARY_PLAIN: CANARY },

@@ -89,7 +89,7 @@ async function records(dir: string, count = 1, done?: (r: ProbeRecord) => boolea
   fail(`the probe agent left no record in ${dir} within 30s: it was never launched`);
 }
 
-/** Secret-shaped names (DESIGN.md, "Delegation across daemons"): none may reach an agent. */
+/** Secret-shaped names (conformance/spec/design.md, "Delegation across daemons"): none may reach an agent. */
 const SECRET_SHAPED = /_API_KEY$|TOKEN|SECRET|PASSWORD|CREDENTIAL|^(AWS|ANTHROPIC|OPENAI|GOOGLE|GEMINI|XAI|DEEPSEEK)_/i;
 
 export const orchChecks: readonly Check[] = [

@@ -6,7 +6,7 @@
 export const PROTOCOL = "venom/1";
 export const SUPPORTED_PROTOCOLS = [PROTOCOL] as const;
 
-/** JSON-RPC error codes of venom/1 (DESIGN.md, "Wire protocol"). */
+/** JSON-RPC error codes of venom/1 (conformance/spec/design.md, "Wire protocol"). */
 export const ErrorCode = {
   ParseError: -32700,
   InvalidRequest: -32600,

@@ -22,7 +22,7 @@ export class ProtocolError extends Error {
       : { code: this.code, message: this.message, data: this.data };
   }
 
-  /** Whether the connection must close after this error (DESIGN.md error table). */
+  /** Whether the connection must close after this error (conformance/spec/design.md, the error table). */
   get closesConnection(): boolean {
     return (
       this.code === ErrorCode.ParseError ||

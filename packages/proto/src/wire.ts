@@ -177,7 +177,7 @@ export type ApprovalRequest = z.infer<typeof ApprovalRequestParamsSchema>;
 
 /**
  * A daemon hands a delegate's approval to the daemon that owns the delegation
- * (DESIGN.md, "Delegation across daemons"); that daemon shows it to the session
+ * (conformance/spec/design.md, "Delegation across daemons"); that daemon shows it to the session
  * that launched the delegation. Accepted only from owner-context peers.
  */
 export const ApprovalRelayParamsSchema = z.strictObject({

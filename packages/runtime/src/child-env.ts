@@ -2,7 +2,7 @@ import { join } from "node:path";
 import { childMarkers } from "@venom/proto";
 import { privateDir, type VenomHome } from "./home.js";
 
-// The environment of a delegated child (DESIGN.md, "Delegation across daemons"):
+// The environment of a delegated child (conformance/spec/design.md, "Delegation across daemons"):
 // an allow-list, not a deny-list. A documented base set, the names the launcher
 // passes on purpose, VENOM_HOME (so the child reaches this instance's daemons, as
 // a delegate), a private HOME, XDG directories and state directory inside

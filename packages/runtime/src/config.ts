@@ -64,7 +64,7 @@ const SandboxSchema = z.strictObject({
   network: SandboxNetwork.default("any"),
 });
 
-/** The whole configuration file, user layer (DESIGN.md, "Configuration"). */
+/** The whole configuration file, user layer (conformance/spec/design.md, "Configuration"). */
 export const ConfigSchema = z.strictObject({
   approval: z.strictObject({ policy: ApprovalPolicySchema.default("on-risk") }).prefault({}),
   tools: z

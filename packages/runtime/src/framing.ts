@@ -1,4 +1,4 @@
-/** Default largest line, in bytes, either side accepts (DESIGN.md, "Wire protocol"). */
+/** Default largest line, in bytes, either side accepts (conformance/spec/design.md, "Wire protocol"). */
 export const DEFAULT_FRAME_LIMIT = 1024 * 1024;
 
 export class FrameTooLarge extends Error {

@@ -17,7 +17,7 @@ import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 export type AppName = "echo" | "mux" | "orch";
 
 /**
- * One isolated Venom instance (DESIGN.md, "Instances"). A custom VENOM_HOME never
+ * One isolated Venom instance (conformance/spec/design.md, "Instances"). A custom VENOM_HOME never
  * falls back to ~/.venom: whatever is set is the only place this instance touches.
  */
 export class VenomHome {

@@ -14,7 +14,7 @@ export interface PeerFacts {
 export type PeerCheck = { ok: true; peer: PeerFacts } | { ok: false; reason: string };
 
 /**
- * Check the peer before any byte is read (DESIGN.md, "Wire protocol"):
+ * Check the peer before any byte is read (conformance/spec/design.md, "Wire protocol"):
  * SO_PEERCRED names its uid and pid; another uid is refused whatever the file
  * modes say. The pid can exit and be reused while we read /proc, so a pidfd
  * taken from the socket (SO_PEERPIDFD) must still be alive after the read, or

@@ -19,7 +19,7 @@ import { sandboxedCommand } from "./sandbox/launch.js";
 import type { SandboxProfile } from "./sandbox/plan.js";
 import { isWithin } from "./session.js";
 
-// Running one process for a tool call (DESIGN.md, "Containment"): a new process
+// Running one process for a tool call (conformance/spec/design.md, "Containment"): a new process
 // group, a wall-clock timeout, bounded combined output, cancel = TERM to the
 // group then KILL after 2 s, deadline = KILL at once. The call ends when the
 // direct child exits: a descendant holding the output pipes cannot extend it,

@@ -11,7 +11,7 @@ import { VenomClient } from "./client.js";
 import type { DelegationRecord } from "./delegations.js";
 import type { VenomHome } from "./home.js";
 
-// The relay (DESIGN.md, "Delegation across daemons"): a delegate's call that
+// The relay (conformance/spec/design.md, "Delegation across daemons"): a delegate's call that
 // needs approval is never answered by the delegate's own connection. The daemon
 // it called sends the question to the daemon that owns the delegation the
 // caller descends from (found by process ancestry and start time, never named

@@ -18,7 +18,7 @@ function setup(user: string, project?: string) {
   return { file: join(dir, "config.toml"), workspace };
 }
 
-describe("configuration layers (DESIGN.md, Configuration)", () => {
+describe("configuration layers (conformance/spec/design.md, Configuration)", () => {
   it("defaults, then the user's file, then flags", () => {
     const { file } = setup('[tools]\nmax_timeout_seconds = 30\n[approval]\npolicy = "always"\n');
     expect(loadUserConfig(file).tools.max_timeout_seconds).toBe(30);
