@@ -18,7 +18,7 @@ const program: Program = {
   commands: muxCommands(app).map((command) => cliCommand(app, command)),
   outside: "Run it from a terminal outside the multiplexer (not in one of its panes); in an attached client, the : prompt may.",
   limits: [
-    "Panes run as your user, unconfined; the pane's cwd must be inside the daemon's workspace, which is a rule for where panes start, not a boundary for what they do.",
+    "Panes run as your user, unconfined unless [sandbox] (or the agent's own sandbox) is on; the pane's cwd must be inside the daemon's workspace, which is a rule for where panes start, not a boundary for what they do.",
     "Every pane carries VENOM_PARENT/VENOM_DELEGATION_DEPTH and a delegation record: stop, restart and config changes typed in a pane are refused (even under env -i), but a process that leaves the pane's process tree and clears its environment is not recognised.",
     "Inside a pane, ls and every pane command reach only that pane and the panes made from it; the owner's terminal reaches all.",
   ],
