@@ -2,8 +2,8 @@ import { LANDLOCK_FS, LANDLOCK_NET, LANDLOCK_SCOPE } from "@venom/native";
 
 // The Landlock ruleset for a profile on a kernel of a given ABI, as pure data:
 // the daemon plans before it starts anything (to refuse early and to say in
-// its notices exactly what is enforced), and the launcher plans again, on the
-// same kernel, right before it restricts itself. Nothing here touches the system.
+// its notices exactly what is enforced) and hands the plan to the launcher
+// (ruleset-text.ts), which only applies it. Nothing here touches the system.
 
 /** What one confined process may touch (absolute, canonical paths). */
 export interface SandboxProfile {
@@ -20,10 +20,6 @@ export interface SandboxProfile {
   home: string;
   tmp: string;
 }
-
-/** How the launcher receives the profile and the program's environment (see launcher.ts). */
-export const PROFILE_VAR = "VENOM_SANDBOX_PROFILE";
-export const ENV_PREFIX = "VENOM_SANDBOX_ENV_";
 
 export interface PathRule {
   path: string;
