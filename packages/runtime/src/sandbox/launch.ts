@@ -1,10 +1,12 @@
 import { fileURLToPath } from "node:url";
+import { isDeepStrictEqual } from "node:util";
 import { landlockAbi, NativeError, sandboxLauncherPath } from "@venom/native";
 import { agentSandbox, type Config } from "../config.js";
 import { NO_SANDBOX_NOTICE } from "../notices.js";
 import { SandboxUnavailableError } from "./errors.js";
 import { type Confinement, confinementFor, describeConfinement, planRuleset, type Refusal, type SandboxProfile } from "./plan.js";
 import { type SandboxSpec, sandboxProfileFor } from "./profile.js";
+import { LayersSchema, MAX_LAYERS, MAX_LAYERS_BYTES } from "./profile-schema.js";
 import { ENV_PREFIX, encodeRuleset, RULESET_VAR } from "./ruleset-text.js";
 
 // The built Node launcher, whether this module runs from dist/ or (under vitest) from src/.
@@ -93,14 +95,36 @@ export function sandboxedCommand(
 }
 
 /**
- * The profile a session's config asks for (sandbox.*, narrowed by the
- * agent's own `[agents.NAME] sandbox` when the process is that agent's), or
- * undefined when the mode is "off".
+ * The Landlock layers a process started for a session runs under, or
+ * undefined for none. First those of the delegation the session acts in
+ * (`inherited`, from its recorded ancestor): a process a delegate asks for is
+ * confined at least as narrowly as the delegate itself. Then, unless it adds
+ * nothing, the profile the config asks for (sandbox.*, narrowed by the
+ * agent's own `[agents.NAME] sandbox` when the process is that agent's); under
+ * an inherited layer that profile keeps the delegation's private home, the
+ * one directory of its own both layers let it write.
  */
-export function sandboxFor(config: Config, spec: Omit<SandboxSpec, "writable" | "network">, agent?: string): SandboxProfile | undefined {
+export function sandboxFor(
+  config: Config,
+  spec: Omit<SandboxSpec, "writable" | "network">,
+  agent?: string,
+  inherited: readonly SandboxProfile[] = [],
+): SandboxProfile[] | undefined {
   const sandbox = agentSandbox(config, agent);
-  if (sandbox.mode === "off") return undefined;
-  return sandboxProfileFor({ ...spec, writable: sandbox.writable, network: sandbox.network });
+  const within = inherited.at(-1);
+  const own =
+    sandbox.mode === "off"
+      ? []
+      : [sandboxProfileFor({ ...spec, ...(within ? { home: within.home } : {}), writable: sandbox.writable, network: sandbox.network })];
+  const layers = [...inherited, ...own.filter((profile) => !isDeepStrictEqual(profile, within))];
+  if (layers.length === 0) return undefined;
+  // The layers go into the process's delegation record, which must stay readable for its descendants' requests.
+  if (!LayersSchema.safeParse(layers).success || JSON.stringify(layers).length > MAX_LAYERS_BYTES) {
+    throw new SandboxUnavailableError(
+      `refused: the process would run under ${layers.length} sandbox layers of ${JSON.stringify(layers).length} bytes, over what a delegation record holds (${MAX_LAYERS} layers, ${MAX_LAYERS_BYTES} bytes); nothing was started`,
+    );
+  }
+  return layers;
 }
 
 /**
