@@ -36,6 +36,16 @@ s.on("data", (d) => {
 });
 `;
 
+/**
+ * Runs "$@" outside the pane's process tree and environment: a double fork
+ * (the orphan is re-parented to the daemon, a child subreaper, once its parent
+ * exits; it waits until its parent is no longer the subshell of this script's
+ * shell, passed as $0) and env -i, so neither ancestry nor markers lead back
+ * to a record.
+ */
+const DETACH = `( sh -c 'while [ "$(grep ^PPid: /proc/$(grep ^PPid: /proc/$$/status | cut -f2)/status | cut -f2)" = "$0" ]; do sleep 0.1; done; exec env -i "$@"' "$$" "$@" & )
+`;
+
 describe('panes under [sandbox] mode = "landlock" (docs/security-model.md, Confinement)', () => {
   it("a pane is confined like a run: no write outside the workspace, no read of the real home, no signal out; its pid is the program's", async () => {
     const home = tempDir("real-home");
@@ -151,6 +161,7 @@ describe('panes under [sandbox] mode = "landlock" (docs/security-model.md, Confi
     const mux = await startMux({ config, env: { HOME: home } });
     const echo = await startEcho({ config, home: mux.home, workspace: mux.workspace, env: { HOME: home } });
     writeFileSync(join(mux.workspace, "ask.cjs"), ASK);
+    writeFileSync(join(mux.workspace, "detach.sh"), DETACH);
     // The person approves whatever the agent's delegation asks (the relay brings it here): only confinement stands in the way.
     const owner = await connect(mux, { gate: async () => "approve" as const });
     try {
@@ -166,6 +177,7 @@ describe('panes under [sandbox] mode = "landlock" (docs/security-model.md, Confi
           [
             ask(mux.socket, "pane/new", { name: "spawned", argv: ["sh", "-c", breakOut("by-pane")] }),
             ask(echo.socket, "tools/call", { name: "run", arguments: { command: breakOut("by-run").replace("sleep 300", "exit 0") } }),
+            `sh detach.sh ${ask(mux.socket, "pane/new", { name: "detached", argv: ["sh", "-c", breakOut("by-detached")] })}`,
             "echo AGENT-DONE",
             "sleep 300",
           ].join("; "),
@@ -187,6 +199,11 @@ describe('panes under [sandbox] mode = "landlock" (docs/security-model.md, Confi
       expect(await screen(agent.id)).toMatch(/ANSWER ".*by-run: Permission denied.*secret: Permission denied/);
       expect(await screen(agent.id)).not.toContain("PRIVATE-KEY-CANARY");
       expect(existsSync(join(outside, "by-run"))).toBe(false);
+      // Out of its process tree and environment it is known by nothing but no_new_privs, which every confined process keeps:
+      // its confinement cannot be known, so nothing is started for it.
+      await expect.poll(() => screen(agent.id), { timeout: 30_000 }).toMatch(/ANSWER "refused: you run under no_new_privs/);
+      expect((await owner.request("pane/list", {})).panes.map((pane: { name: string }) => pane.name)).not.toContain("detached");
+      expect(existsSync(join(outside, "by-detached"))).toBe(false);
     } finally {
       owner.close();
       await echo.stop();

@@ -94,6 +94,10 @@ export function sandboxedCommand(
   return { file: launcher.file, args: [...launcher.args, ...argv], env: launcherEnv };
 }
 
+/** Why nothing is started for a session whose confinement cannot be known (SessionState.confinement null). */
+export const UNKNOWN_CONFINEMENT =
+  "you run under no_new_privs, as every process Venom confines does, but descend from no delegation record, so the confinement you must keep cannot be known";
+
 /**
  * The Landlock layers a process started for a session runs under, or
  * undefined for none. First those of the delegation the session acts in
@@ -102,14 +106,16 @@ export function sandboxedCommand(
  * nothing, the profile the config asks for (sandbox.*, narrowed by the
  * agent's own `[agents.NAME] sandbox` when the process is that agent's); under
  * an inherited layer that profile keeps the delegation's private home, the
- * one directory of its own both layers let it write.
+ * one directory of its own both layers let it write. Refused
+ * (SandboxUnavailableError) when the delegation's layers cannot be known.
  */
 export function sandboxFor(
   config: Config,
   spec: Omit<SandboxSpec, "writable" | "network">,
   agent?: string,
-  inherited: readonly SandboxProfile[] = [],
+  inherited: readonly SandboxProfile[] | null = [],
 ): SandboxProfile[] | undefined {
+  if (inherited === null) throw new SandboxUnavailableError(`refused: ${UNKNOWN_CONFINEMENT}; nothing was started`);
   const sandbox = agentSandbox(config, agent);
   const within = inherited.at(-1);
   const own =
