@@ -1,7 +1,9 @@
 // Runs a Node program as if the kernel had no Landlock: a seccomp filter,
 // inherited by everything the program starts, makes landlock_create_ruleset
 // fail with ENOSYS, as on a kernel built without it. Usage: WITHOUT_LANDLOCK_SCRIPT=<script>
-// node without-landlock.mjs [args…]: the script sees the same argv.slice(2).
+// node without-landlock.mjs [args…]: the script sees the same argv.slice(2); or
+// WITHOUT_LANDLOCK_EXEC=<program> node without-landlock.mjs [args…]: the
+// program is exec'd with argv [program, args…] (a sandbox launcher, C or Node).
 import { createRequire } from "node:module";
 
 const koffi = createRequire(createRequire(import.meta.url).resolve("@venom/native"))("koffi");
@@ -26,4 +28,10 @@ const filter = [
 if (setNoNewPrivs(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) !== 0) throw new Error("prctl(PR_SET_NO_NEW_PRIVS) failed");
 if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, { len: filter.length, filter }, 0, 0) !== 0) throw new Error("prctl(PR_SET_SECCOMP) failed");
 
+const program = process.env.WITHOUT_LANDLOCK_EXEC;
+if (program) {
+  const { WITHOUT_LANDLOCK_EXEC: _, ...env } = process.env;
+  const { execve } = await import("@venom/native");
+  execve(program, [program, ...process.argv.slice(2)], env);
+}
 await import(new URL(process.env.WITHOUT_LANDLOCK_SCRIPT ?? "", `file://${process.cwd()}/`).href);

@@ -183,6 +183,7 @@ export class PaneTable {
     if (!resolvesToProgram(argv[0] as string, env.PATH ?? "", cwd)) {
       throw new ProtocolError(ErrorCode.InvalidParams, `invalid params: argv.0: no such program: ${argv[0]}`, { path: ["argv", "0"] });
     }
+    const { sandbox, ...confined } = this.#confined(session, cwd, argv, env, params.agent);
     this.#next = serial + 1;
     const pane = new Pane(
       {
@@ -199,7 +200,7 @@ export class PaneTable {
         scrollback: config.mux.scrollback_lines,
         allowClipboard: config.mux.allow_clipboard,
         mode: params.mode,
-        ...this.#confined(session, cwd, argv, env, params.agent),
+        ...confined,
       },
       (ended) => void this.#ended(ended),
     );
@@ -223,6 +224,7 @@ export class PaneTable {
       grant: session.grant,
       label: `[mux pane ${id} ${pane.name}]`,
       workspace: session.workspace,
+      sandbox,
       createdAt: pane.createdAt,
     });
     this.host.logger.info({ pane: id, pid: pane.pid, depth, envPolicy: params.envPolicy }, "pane created");
@@ -250,7 +252,12 @@ export class PaneTable {
     }
   }
 
-  /** With sandbox.mode = "landlock": the launcher to spawn instead, HOME and TMPDIR in $VENOM_HOME/agents/<agent or "pane">. */
+  /**
+   * Under the delegation's own confinement (when a confined delegate asks) and
+   * with sandbox.mode = "landlock": the launcher to spawn instead, HOME and
+   * TMPDIR in $VENOM_HOME/agents/<agent or "pane"> (the delegation's when it
+   * is confined); and the layers, for the pane's record.
+   */
   #confined(session: SessionState, cwd: string, argv: string[], env: Record<string, string>, agent = "pane") {
     try {
       const sandbox = sandboxFor(
@@ -262,9 +269,10 @@ export class PaneTable {
           path: env.PATH,
         },
         agent,
+        session.confinement,
       );
       // node-pty sets PWD for a program it starts itself; the launcher passes env on exactly, so PWD is set here.
-      return sandbox ? { launch: sandboxedCommand(sandbox, argv, { ...env, PWD: cwd }) } : {};
+      return sandbox ? { launch: sandboxedCommand(sandbox, argv, { ...env, PWD: cwd }), sandbox } : { sandbox: [] };
     } catch (error) {
       if (error instanceof SandboxUnavailableError) throw new ProtocolError(ErrorCode.InternalError, error.message);
       throw error;

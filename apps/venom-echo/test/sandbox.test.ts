@@ -29,6 +29,8 @@ describe('run under [sandbox] mode = "landlock" (docs/security-model.md, Confine
     const notice = client.hello.notices.join("\n");
     expect(notice).toMatch(/^sandbox active \(Landlock ABI \d+\): every process Venom starts/m);
     expect(notice).toMatch(/network: TCP bind and connect refused/);
+    // The build compiled the C launcher, so the notice names it, not the Node fallback.
+    expect(notice).toMatch(/; launcher: venom-sandbox \(C, \/.*\/packages\/native\/dist\/venom-sandbox\)$/m);
     expect(notice).not.toMatch(/no sandbox is active/);
     expect(JSON.parse(cli(daemon, ["status", "--json"]).stdout).notices.join("\n")).toMatch(/sandbox active \(Landlock ABI \d+\)/);
 

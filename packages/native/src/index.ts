@@ -24,5 +24,6 @@ export { openBeneath } from "./open-beneath.js";
 export { type PeerCredentials, peerCredentials, peerPidfd, socketFd } from "./peer.js";
 export { pidfdExited, pidfdOpen, pidfdSendSignal } from "./pidfd.js";
 export { assertSupported, type SupportedArch, UnsupportedPlatformError } from "./platform.js";
+export { sandboxLauncherPath } from "./sandbox-launcher.js";
 export { isChildSubreaper, setChildSubreaper } from "./subreaper.js";
 export { ECHILD, type WaitResult, WNOHANG, waitpid } from "./wait.js";

@@ -157,7 +157,8 @@ export class Daemon<Context> implements ConnectionHost<Context> {
 
   /** One session over a pair of streams (stdio): handshake required, no management. */
   serveStdio(input: Readable, output: Writable): Promise<void> {
-    const peer: PeerFacts = { pid: process.ppid, uid: process.getuid?.() ?? -1, environ: parseMarkers(process.env) };
+    // A stdio daemon is its client's child: whatever confines the client confines it and all it starts.
+    const peer: PeerFacts = { pid: process.ppid, uid: process.getuid?.() ?? -1, environ: parseMarkers(process.env), noNewPrivs: false };
     return new Promise((resolve) => {
       this.#open("stdio", peer, input, output, resolve);
     });

@@ -14,6 +14,7 @@ import {
   verifiedMembers,
   waitUntil,
 } from "./proc.js";
+import { LayersSchema } from "./sandbox/profile-schema.js";
 import { readSmallFile } from "./small-file.js";
 
 // Delegation records (spec, "Delegated runs"): one private file per running
@@ -44,13 +45,20 @@ export const DelegationRecordSchema = z.strictObject({
   grant: GrantSchema,
   label: z.string().max(256),
   workspace: z.string().startsWith("/").max(4096),
+  /**
+   * The Landlock profiles the process runs under, one layer each (none when
+   * unconfined): whatever a delegate descending from it asks a daemon to
+   * start gets them too. A confined process cannot rewrite this file: the
+   * records directory is outside everything a profile lets it write.
+   */
+  sandbox: LayersSchema.default([]),
   createdAt: z.iso.datetime(),
 });
 export type DelegationRecord = z.infer<typeof DelegationRecordSchema>;
 export type DelegationOwner = DelegationRecord["owner"];
 
 // Far above any real record; bounds what a planted file can make us read.
-const MAX_RECORD_BYTES = 64 * 1024;
+const MAX_RECORD_BYTES = 256 * 1024;
 
 function recordPath(home: VenomHome, id: string): string {
   if (!ID.test(id)) throw new TypeError("delegation id must match ^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$");

@@ -9,6 +9,11 @@ export interface PeerFacts {
   uid: number;
   /** Delegation markers found in the peer's own environment at exec time. */
   environ: Markers;
+  /**
+   * The peer runs under no_new_privs and this daemon does not: it may be a
+   * confined process (Venom's launcher always sets it), whatever else it is.
+   */
+  noNewPrivs: boolean;
 }
 
 export type PeerCheck = { ok: true; peer: PeerFacts } | { ok: false; reason: string };
@@ -27,8 +32,14 @@ export function checkPeer(socket: Socket): PeerCheck {
   const pidfd = peerPidfd(fd);
   try {
     const environ = readVenomEnviron(cred.pid);
-    if (environ === null || pidfdExited(pidfd)) return { ok: false, reason: "peer process exited before it could be identified" };
-    return { ok: true, peer: { pid: cred.pid, uid: cred.uid, environ: parseMarkers(environ) } };
+    const noNewPrivs = hasNoNewPrivs(cred.pid);
+    if (environ === null || noNewPrivs === null || pidfdExited(pidfd)) {
+      return { ok: false, reason: "peer process exited before it could be identified" };
+    }
+    return {
+      ok: true,
+      peer: { pid: cred.pid, uid: cred.uid, environ: parseMarkers(environ), noNewPrivs: noNewPrivs && !daemonNoNewPrivs() },
+    };
   } finally {
     closeSync(pidfd);
   }
@@ -52,4 +63,20 @@ export function readVenomEnviron(pid: number): Record<string, string> | null {
     if (eq > 0 && entry.startsWith("VENOM_")) env[entry.slice(0, eq)] = entry.slice(eq + 1);
   }
   return env;
+}
+
+/** Whether the process runs under no_new_privs (`NoNewPrivs:` of /proc/<pid>/status), or null when it cannot be read. */
+function hasNoNewPrivs(pid: number): boolean | null {
+  try {
+    return /^NoNewPrivs:\s*1$/m.test(readFileSync(`/proc/${pid}/status`, "utf8"));
+  } catch {
+    return null;
+  }
+}
+
+let selfNoNewPrivs: boolean | undefined;
+/** Whether this daemon itself runs under no_new_privs (then every peer may, and it tells nothing). */
+function daemonNoNewPrivs(): boolean {
+  selfNoNewPrivs ??= hasNoNewPrivs(process.pid) ?? false;
+  return selfNoNewPrivs;
 }

@@ -48,8 +48,8 @@ export interface RunProcessOptions {
   /** The combined stdout+stderr kept: its last maxOutputBytes bytes. */
   maxOutputBytes: number;
   signal: AbortSignal;
-  /** Confine the process (and its descendants) with Landlock through the sandbox launcher; refused before spawn if the kernel cannot. */
-  sandbox?: SandboxProfile;
+  /** Confine the process (and its descendants) with Landlock through the sandbox launcher, one layer a profile; refused before spawn if the kernel cannot. */
+  sandbox?: SandboxProfile | readonly SandboxProfile[];
   /**
    * Called right after spawn (e.g. to write a delegation record) and awaited;
    * if it throws, the group is killed and the error rethrown. Node cannot

@@ -24,7 +24,8 @@ import type { DelegationRecord } from "./delegations.js";
 import { DELEGATE_NOTICE } from "./notices.js";
 import type { PeerFacts } from "./peer.js";
 import type { RpcPeer } from "./rpc.js";
-import { sandboxNotices } from "./sandbox/launch.js";
+import { sandboxNotices, UNKNOWN_CONFINEMENT } from "./sandbox/launch.js";
+import type { SandboxProfile } from "./sandbox/plan.js";
 
 export type Transport = "socket" | "stdio";
 
@@ -45,6 +46,15 @@ export interface SessionState {
    * (venom-mux: only the panes of this delegation's subtree).
    */
   readonly delegation: string | null;
+  /**
+   * The Landlock layers of the delegation this session acts in, from its
+   * recorded ancestor (never from anything the peer says): whatever a daemon
+   * starts for it runs under them too. Empty for the owner and for an
+   * unconfined delegation; null when they cannot be known (a peer under
+   * no_new_privs, as every confined process is, that descends from no
+   * record): then nothing is started for it.
+   */
+  readonly confinement: readonly SandboxProfile[] | null;
   /**
    * Why the workspace's project config could not be applied, naming the file
    * and key; null when it applied. Such a session keeps its handshake, status
@@ -183,6 +193,7 @@ export function establishSession(raw: unknown, ctx: HelloContext): SessionState 
     label,
     record: principal.kind === "delegate" ? (ctx.record?.id ?? null) : null,
     delegation: principal.kind === "delegate" ? delegationOf(ctx, claimed) : null,
+    confinement: ctx.record ? ctx.record.sandbox : ctx.peer.noNewPrivs ? null : [],
     projectConfigError,
   };
 }
@@ -213,6 +224,12 @@ function projectConfig(config: Config, workspace: string): { config: Config; err
 export function sessionNotices(state: SessionState): string[] {
   const notices = sandboxNotices(state.config);
   if (state.principal.kind === "delegate") notices.push(DELEGATE_NOTICE);
+  if (state.confinement === null) notices.push(`${UNKNOWN_CONFINEMENT}: Venom starts no process for you`);
+  else if (state.confinement.length > 0) {
+    notices.push(
+      `your delegation is confined (${state.confinement.length} Landlock layer${state.confinement.length > 1 ? "s" : ""}): whatever you ask Venom to start runs confined as you are, or more narrowly`,
+    );
+  }
   if (state.projectConfigError !== null)
     notices.push(`project config not applied, so tool calls and new panes are refused: ${state.projectConfigError}`);
   return notices;

@@ -81,6 +81,7 @@ function record(id: string, ref: ProcessRef, owner: DelegationRecord["owner"], p
     grant: { tools: ["read"], policy: "on-risk", autoApprove: false, manage: false },
     label: "claude-1",
     workspace: tempDir,
+    sandbox: [],
     createdAt: new Date().toISOString(),
   };
 }

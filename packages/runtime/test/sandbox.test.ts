@@ -7,7 +7,7 @@ import { fileURLToPath } from "node:url";
 import { setChildSubreaper } from "@venom/native";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { runProcess, type SpawnInfo } from "../src/process-runner.js";
-import { sandboxedCommand } from "../src/sandbox/launch.js";
+import { sandboxedCommand, sandboxLauncher } from "../src/sandbox/launch.js";
 import { confinementFor, planRuleset, type SandboxProfile } from "../src/sandbox/plan.js";
 import { sandboxProfileFor } from "../src/sandbox/profile.js";
 
@@ -20,6 +20,12 @@ beforeAll(() => setChildSubreaper());
 // By path: testkit depends on this package (its daemons are built on it), so this package cannot depend on testkit.
 const WITHOUT_LANDLOCK = fileURLToPath(new URL("../../../testkit/without-landlock.mjs", import.meta.url));
 const RUNTIME_DIST = new URL("../dist/index.js", import.meta.url).href;
+
+/** The C launcher the build compiled (what every launch here uses), and the Node one used where no C compiler was. */
+const LAUNCHERS = [
+  ["C", sandboxLauncher()],
+  ["Node", sandboxLauncher(null)],
+] as const;
 
 let root: string;
 let workspace: string;
@@ -121,7 +127,7 @@ echo d > ${outside}/new; rm -f ${outside}/keep; mkdir ${outside}/dir; exit 0`,
     const prompt = `one argument; $(touch ${outside}/pwned) 'quoted' "double"\nsecond line`;
     const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", FOO: "bar baz", NODE_OPTIONS: `--require ${join(workspace, "evil.cjs")}` };
     const result = await confined(
-      { argv: ["sh", "-c", `printf "[%s]\\n" "$1" "$FOO" "$$" "\${VENOM_SANDBOX_PROFILE-unset}"`, "sh", prompt] },
+      { argv: ["sh", "-c", `printf "[%s]\\n" "$1" "$FOO" "$$" "\${VENOM_SANDBOX_RULESET-unset}"`, "sh", prompt] },
       profile(),
       env,
     );
@@ -179,6 +185,33 @@ echo d > ${outside}/new; rm -f ${outside}/keep; mkdir ${outside}/dir; exit 0`,
     expect(connections).toBe(0);
   });
 
+  it("the C launcher the build compiled is the one every launch uses", () => {
+    const built = fileURLToPath(new URL("../../native/dist/venom-sandbox", import.meta.url));
+    expect(readFileSync(built).subarray(0, 4)).toEqual(Buffer.from("\x7fELF", "latin1"));
+    expect(sandboxLauncher()).toEqual({ kind: "c", file: built, args: [] });
+    const command = sandboxedCommand(profile(), ["sh", "-c", "exit 3"], process.env);
+    expect(command.file).toBe(built);
+    expect(command.args).toEqual(["sh", "-c", "exit 3"]);
+    expect(spawnSync(command.file, command.args, { env: command.env }).status).toBe(3);
+  });
+
+  it.each(LAUNCHERS)("the %s launcher stacks several profiles: the process keeps only what every one allows", (_, launcher) => {
+    const extra = join(root, "extra-layered");
+    mkdirSync(extra, { recursive: true });
+    const command = sandboxedCommand(
+      [profile({ writable: [extra] }), profile()],
+      ["sh", "-c", `echo in > layered; echo out > ${extra}/f; cat ${realHome}/.ssh/id_ed25519; exit 0`],
+      process.env,
+      launcher,
+    );
+    const result = spawnSync(command.file, command.args, { env: command.env, cwd: workspace, encoding: "utf8" });
+    expect(result.status).toBe(0);
+    expect(readFileSync(join(workspace, "layered"), "utf8")).toBe("in\n");
+    expect(result.stderr).toMatch(/extra-layered\/f: Permission denied/);
+    expect(result.stderr).toMatch(/id_ed25519: Permission denied/);
+    expect(existsSync(join(extra, "f"))).toBe(false);
+  });
+
   it("a path listed in sandbox.writable is writable; one that does not exist refuses the launch", async () => {
     const extra = join(root, "extra");
     mkdirSync(extra, { recursive: true });
@@ -213,16 +246,36 @@ try {
     expect(existsSync(join(outside, "ran"))).toBe(false);
   });
 
-  it("on a kernel without Landlock the launcher itself refuses (exit 126) and never runs the program", () => {
-    const command = sandboxedCommand(profile(), ["touch", join(outside, "ran")], process.env);
-    const result = spawnSync(process.execPath, [WITHOUT_LANDLOCK, ...command.args.slice(1)], {
-      env: { ...command.env, WITHOUT_LANDLOCK_SCRIPT: command.args[0] },
+  it.each(LAUNCHERS)("on a kernel without Landlock the %s launcher itself refuses (exit 126) and never runs the program", (_, launcher) => {
+    const command = sandboxedCommand(profile(), ["touch", join(outside, "ran")], process.env, launcher);
+    const result = spawnSync(process.execPath, [WITHOUT_LANDLOCK, ...command.args], {
+      env: { ...command.env, WITHOUT_LANDLOCK_EXEC: command.file },
       encoding: "utf8",
     });
     expect(result.status).toBe(126);
-    expect(result.stderr).toMatch(/venom-sandbox: cannot confine the process: landlock_create_ruleset failed: ENOSYS/);
+    expect(result.stderr).toMatch(/^venom-sandbox: cannot confine the process: landlock_create_ruleset failed: ENOSYS/);
     expect(existsSync(join(outside, "ran"))).toBe(false);
   });
+
+  it.each(LAUNCHERS)(
+    "the %s launcher refuses a malformed ruleset or a missing path (exit 126), and exits 127 for a missing program",
+    (_, launcher) => {
+      const run = (env: Record<string, string>, argv = ["touch", join(outside, "ran")]) => {
+        const command = sandboxedCommand(profile(), argv, process.env, launcher);
+        return spawnSync(command.file, command.args, { env: { ...command.env, ...env }, encoding: "utf8" });
+      };
+      const malformed = run({ VENOM_SANDBOX_RULESET: "layer 7 x" });
+      expect(malformed.status).toBe(126);
+      expect(malformed.stderr).toMatch(/^venom-sandbox: malformed ruleset line: "layer 7 x"/);
+      const missing = run({ VENOM_SANDBOX_RULESET: `layer 3 32767 0 0 16391\n7 ${encodeURIComponent(join(root, "gone"))}` });
+      expect(missing.status).toBe(126);
+      expect(missing.stderr).toMatch(/^venom-sandbox: cannot confine the process: open ".*gone" failed: ENOENT\n$/);
+      expect(existsSync(join(outside, "ran"))).toBe(false);
+      const notFound = run({}, ["no-such-program-venom"]);
+      expect(notFound.status).toBe(127);
+      expect(notFound.stderr).toBe('venom-sandbox: "no-such-program-venom": no such program\n');
+    },
+  );
 
   it("an ABI too old for the profile is refused; what an older ABI lacks is reported, never assumed", () => {
     expect(confinementFor(2, "any")).toEqual({

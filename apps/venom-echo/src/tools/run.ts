@@ -12,8 +12,9 @@ type RunInput = z.infer<typeof RunInputSchema>;
  * /bin/bash -lc. Its own process group, a wall-clock deadline, bounded output;
  * recorded as a delegation while it runs, so it and its descendants are
  * delegates to every Venom daemon of this instance. Not sandboxed unless
- * sandbox.mode = "landlock": then confined to the workspace, with HOME and
- * TMPDIR in $VENOM_HOME/agents/run.
+ * sandbox.mode = "landlock" (then confined to the workspace, with HOME and
+ * TMPDIR in $VENOM_HOME/agents/run) or the caller is a confined delegate:
+ * then it runs under the delegation's confinement too.
  */
 export const runTool = defineTool<RunInput, EchoContext>({
   name: "run",
@@ -43,12 +44,18 @@ export const runTool = defineTool<RunInput, EchoContext>({
     const parent = `${owner.instance}/${id}`;
     const env = toolEnv(process.env, parent, session.principal.depth);
     const cwd = input.cwd ?? ".";
-    const sandbox = sandboxFor(session.config, {
-      workspace: session.workspace,
-      cwd: resolveCwd(cwd, session.workspace),
-      home: join(home.agents, "run"),
-      path: env.PATH,
-    });
+    // Confined as the calling delegation is (its recorded layers), and as the config asks.
+    const sandbox = sandboxFor(
+      session.config,
+      {
+        workspace: session.workspace,
+        cwd: resolveCwd(cwd, session.workspace),
+        home: join(home.agents, "run"),
+        path: env.PATH,
+      },
+      undefined,
+      session.confinement,
+    );
     try {
       const result = await runProcess({
         ...(input.argv ? { argv: input.argv } : { command: input.command as string }),
@@ -71,6 +78,7 @@ export const runTool = defineTool<RunInput, EchoContext>({
             grant: session.grant,
             label: `[echo run ${call.callId}]`,
             workspace: session.workspace,
+            sandbox: sandbox ?? [],
             createdAt: new Date().toISOString(),
           }),
       });

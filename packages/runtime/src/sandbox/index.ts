@@ -1,4 +1,12 @@
 export { SandboxUnavailableError } from "./errors.js";
-export { kernelLandlock, type SandboxedCommand, sandboxedCommand, sandboxFor, sandboxNotices } from "./launch.js";
+export {
+  kernelLandlock,
+  type SandboxedCommand,
+  type SandboxLauncher,
+  sandboxedCommand,
+  sandboxFor,
+  sandboxLauncher,
+  sandboxNotices,
+} from "./launch.js";
 export { type Confinement, confinementFor, describeConfinement, planRuleset, type RulesetPlan, type SandboxProfile } from "./plan.js";
 export { type SandboxSpec, sandboxProfileFor } from "./profile.js";

@@ -1,21 +1,39 @@
 import { fileURLToPath } from "node:url";
-import { landlockAbi, NativeError } from "@venom/native";
+import { isDeepStrictEqual } from "node:util";
+import { landlockAbi, NativeError, sandboxLauncherPath } from "@venom/native";
 import { agentSandbox, type Config } from "../config.js";
 import { NO_SANDBOX_NOTICE } from "../notices.js";
 import { SandboxUnavailableError } from "./errors.js";
-import {
-  type Confinement,
-  confinementFor,
-  describeConfinement,
-  ENV_PREFIX,
-  PROFILE_VAR,
-  type Refusal,
-  type SandboxProfile,
-} from "./plan.js";
+import { type Confinement, confinementFor, describeConfinement, planRuleset, type Refusal, type SandboxProfile } from "./plan.js";
 import { type SandboxSpec, sandboxProfileFor } from "./profile.js";
+import { LayersSchema, MAX_LAYERS, MAX_LAYERS_BYTES } from "./profile-schema.js";
+import { ENV_PREFIX, encodeRuleset, RULESET_VAR } from "./ruleset-text.js";
 
-// The built launcher, whether this module runs from dist/ or (under vitest) from src/.
-const LAUNCHER = fileURLToPath(new URL("../../dist/sandbox/launcher.js", import.meta.url));
+// The built Node launcher, whether this module runs from dist/ or (under vitest) from src/.
+const NODE_LAUNCHER = fileURLToPath(new URL("../../dist/sandbox/launcher.js", import.meta.url));
+
+/** The program that confines a launch: the C launcher when it was built, else the Node one. */
+export interface SandboxLauncher {
+  kind: "c" | "node";
+  file: string;
+  /** What comes before the program's argv on the launcher's command line. */
+  args: string[];
+}
+
+/**
+ * The C launcher (packages/native's build compiles it with the system `cc`)
+ * when it is there: it starts in about a millisecond. Without a C compiler at
+ * build time, the Node launcher, which adds one Node start-up to every launch.
+ */
+export function sandboxLauncher(cLauncher = sandboxLauncherPath()): SandboxLauncher {
+  return cLauncher ? { kind: "c", file: cLauncher, args: [] } : { kind: "node", file: process.execPath, args: [NODE_LAUNCHER] };
+}
+
+function describeLauncher(launcher: SandboxLauncher): string {
+  return launcher.kind === "c"
+    ? `launcher: venom-sandbox (C, ${launcher.file})`
+    : "launcher: Node (no C compiler when Venom was built: every confined launch starts one more Node process)";
+}
 
 /** What to spawn instead of a program: the same spawn options otherwise (cwd, detached, stdio or pty). */
 export interface SandboxedCommand {
@@ -44,34 +62,75 @@ function kernelConfinement(network: SandboxProfile["network"]): Confinement | Re
 }
 
 /**
- * `argv` (never through a shell) confined to `profile`: run the returned file
- * and args with the returned env, in place of argv[0] with `env`. The program
- * gets `env` with HOME and TMPDIR set to the profile's private directories.
- * Throws SandboxUnavailableError, before anything starts, when this kernel
- * cannot enforce the profile (the launcher would refuse it too).
+ * `argv` (never through a shell) confined to `profile`, or to every one of
+ * `profiles` (each a Landlock layer on the one before, so the process keeps
+ * only what all of them allow): run the returned file and args with the
+ * returned env, in place of argv[0] with `env`. The program gets `env` with
+ * HOME and TMPDIR set to the last profile's private directories. Throws
+ * SandboxUnavailableError, before anything starts, when this kernel cannot
+ * enforce a profile (the launcher would refuse it too).
  */
-export function sandboxedCommand(profile: SandboxProfile, argv: readonly string[], env: NodeJS.ProcessEnv): SandboxedCommand {
+export function sandboxedCommand(
+  profiles: SandboxProfile | readonly SandboxProfile[],
+  argv: readonly string[],
+  env: NodeJS.ProcessEnv,
+  launcher = sandboxLauncher(),
+): SandboxedCommand {
   if (argv.length === 0 || argv[0] === "") throw new TypeError("argv must name a program");
-  const confinement = kernelConfinement(profile.network);
-  if ("refused" in confinement) {
-    throw new SandboxUnavailableError(`refused: sandbox.mode is "landlock" but ${confinement.refused}; nothing was started`);
-  }
-  const launcherEnv: Record<string, string> = { [PROFILE_VAR]: JSON.stringify(profile) };
-  for (const [name, value] of Object.entries({ ...env, HOME: profile.home, TMPDIR: profile.tmp })) {
+  const layers = Array.isArray(profiles) ? (profiles as readonly SandboxProfile[]) : [profiles as SandboxProfile];
+  const innermost = layers.at(-1);
+  if (!innermost) throw new TypeError("a sandboxed command needs a profile");
+  const kernel = kernelLandlock();
+  const plans = layers.map((profile) => {
+    const plan = "refused" in kernel ? kernel : planRuleset(profile, kernel.abi);
+    if ("refused" in plan)
+      throw new SandboxUnavailableError(`refused: sandbox.mode is "landlock" but ${plan.refused}; nothing was started`);
+    return plan;
+  });
+  const launcherEnv: Record<string, string> = { [RULESET_VAR]: encodeRuleset(plans) };
+  for (const [name, value] of Object.entries({ ...env, HOME: innermost.home, TMPDIR: innermost.tmp })) {
     if (value !== undefined) launcherEnv[ENV_PREFIX + name] = value;
   }
-  return { file: process.execPath, args: [LAUNCHER, ...argv], env: launcherEnv };
+  return { file: launcher.file, args: [...launcher.args, ...argv], env: launcherEnv };
 }
 
+/** Why nothing is started for a session whose confinement cannot be known (SessionState.confinement null). */
+export const UNKNOWN_CONFINEMENT =
+  "you run under no_new_privs, as every process Venom confines does, but descend from no delegation record, so the confinement you must keep cannot be known";
+
 /**
- * The profile a session's config asks for (sandbox.*, narrowed by the
- * agent's own `[agents.NAME] sandbox` when the process is that agent's), or
- * undefined when the mode is "off".
+ * The Landlock layers a process started for a session runs under, or
+ * undefined for none. First those of the delegation the session acts in
+ * (`inherited`, from its recorded ancestor): a process a delegate asks for is
+ * confined at least as narrowly as the delegate itself. Then, unless it adds
+ * nothing, the profile the config asks for (sandbox.*, narrowed by the
+ * agent's own `[agents.NAME] sandbox` when the process is that agent's); under
+ * an inherited layer that profile keeps the delegation's private home, the
+ * one directory of its own both layers let it write. Refused
+ * (SandboxUnavailableError) when the delegation's layers cannot be known.
  */
-export function sandboxFor(config: Config, spec: Omit<SandboxSpec, "writable" | "network">, agent?: string): SandboxProfile | undefined {
+export function sandboxFor(
+  config: Config,
+  spec: Omit<SandboxSpec, "writable" | "network">,
+  agent?: string,
+  inherited: readonly SandboxProfile[] | null = [],
+): SandboxProfile[] | undefined {
+  if (inherited === null) throw new SandboxUnavailableError(`refused: ${UNKNOWN_CONFINEMENT}; nothing was started`);
   const sandbox = agentSandbox(config, agent);
-  if (sandbox.mode === "off") return undefined;
-  return sandboxProfileFor({ ...spec, writable: sandbox.writable, network: sandbox.network });
+  const within = inherited.at(-1);
+  const own =
+    sandbox.mode === "off"
+      ? []
+      : [sandboxProfileFor({ ...spec, ...(within ? { home: within.home } : {}), writable: sandbox.writable, network: sandbox.network })];
+  const layers = [...inherited, ...own.filter((profile) => !isDeepStrictEqual(profile, within))];
+  if (layers.length === 0) return undefined;
+  // The layers go into the process's delegation record, which must stay readable for its descendants' requests.
+  if (!LayersSchema.safeParse(layers).success || JSON.stringify(layers).length > MAX_LAYERS_BYTES) {
+    throw new SandboxUnavailableError(
+      `refused: the process would run under ${layers.length} sandbox layers of ${JSON.stringify(layers).length} bytes, over what a delegation record holds (${MAX_LAYERS} layers, ${MAX_LAYERS_BYTES} bytes); nothing was started`,
+    );
+  }
+  return layers;
 }
 
 /**
@@ -92,5 +151,5 @@ function describeSandbox(sandbox: Config["sandbox"]): string {
   const confinement = kernelConfinement(sandbox.network);
   return "refused" in confinement
     ? `no sandbox is active and none can be: sandbox.mode is "landlock" but ${confinement.refused}; every process launch is refused`
-    : describeConfinement(confinement);
+    : `${describeConfinement(confinement)}; ${describeLauncher(sandboxLauncher())}`;
 }

@@ -9,19 +9,21 @@ import {
   NativeError,
   setNoNewPrivs,
 } from "@venom/native";
-import { ENV_PREFIX, fileRights, PROFILE_VAR, planRuleset, type SandboxProfile } from "./plan.js";
+import { decodeRuleset, ENV_PREFIX, RULESET_VAR, type RulesetLayer } from "./ruleset-text.js";
 
-// The sandbox launcher (issue 13), started by Venom in place of a program:
+// The Node sandbox launcher (issue 13), used only where the C one
+// (packages/native/launcher/venom-sandbox.c) was not built, and doing exactly
+// what it does. Started by Venom in place of a program:
 //   node launcher.js <program> <args…>
-// with an environment of only VENOM_SANDBOX_PROFILE (the profile as JSON) and
-// the program's variables each renamed VENOM_SANDBOX_ENV_<name>: names neither
-// Node nor the dynamic loader reads, so nothing meant for the program
-// (NODE_OPTIONS, LD_PRELOAD) runs here before the restriction, and the values
-// stay out of the command line other users can read. It plans the profile
-// against this kernel, restricts itself with Landlock under no_new_privs, then
-// execve's the program with exactly its argv and env: the same pid, process
-// group and session, and every descendant inherits the restriction. It never
-// runs the program unconfined: any failure exits 126.
+// with an environment of only VENOM_SANDBOX_RULESET (the planned rulesets, see
+// ruleset-text.ts) and the program's variables each renamed
+// VENOM_SANDBOX_ENV_<name>: names neither Node nor the dynamic loader reads,
+// so nothing meant for the program (NODE_OPTIONS, LD_PRELOAD) runs here
+// before the restriction, and the values stay out of the command line other
+// users can read. It restricts itself with each layer under no_new_privs,
+// then execve's the program with exactly its argv and env: the same pid,
+// process group and session, and every descendant inherits the restriction.
+// It never runs the program unconfined: any failure exits 126.
 
 const CANNOT_CONFINE = 126;
 const NOT_FOUND = 127;
@@ -31,28 +33,49 @@ function fail(code: number, message: string): never {
   process.exit(code);
 }
 
-function parse(): { profile: SandboxProfile; env: Record<string, string>; argv: string[] } {
+function parse(): { layers: RulesetLayer[]; env: Record<string, string>; argv: string[] } {
   const argv = process.argv.slice(2);
-  const profile = process.env[PROFILE_VAR];
-  if (argv.length === 0 || profile === undefined) fail(CANNOT_CONFINE, `usage: ${PROFILE_VAR}=<profile> launcher.js <program> [args…]`);
+  const ruleset = process.env[RULESET_VAR];
+  if (argv.length === 0 || argv[0] === "" || ruleset === undefined) {
+    fail(CANNOT_CONFINE, `usage: ${RULESET_VAR}=<ruleset> launcher.js <program> [args…]`);
+  }
   const env: Record<string, string> = {};
   for (const [name, value] of Object.entries(process.env)) {
     if (name.startsWith(ENV_PREFIX) && value !== undefined) env[name.slice(ENV_PREFIX.length)] = value;
   }
-  return { profile: JSON.parse(profile) as SandboxProfile, env, argv };
+  try {
+    return { layers: decodeRuleset(ruleset), env, argv };
+  } catch (error) {
+    fail(CANNOT_CONFINE, (error as Error).message);
+  }
 }
 
-function confine(profile: SandboxProfile): void {
-  const plan = planRuleset(profile, landlockAbi());
-  if ("refused" in plan) fail(CANNOT_CONFINE, `cannot confine the process: ${plan.refused}`);
-  const ruleset = landlockCreateRuleset(plan.handled);
-  for (const rule of plan.rules) {
-    const access = statSync(rule.path).isDirectory() ? rule.access : rule.access & fileRights(plan.abi);
-    landlockAllowPath(ruleset, rule.path, access);
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch (error) {
+    fail(CANNOT_CONFINE, `cannot confine the process: open ${JSON.stringify(path)} failed: ${(error as NodeJS.ErrnoException).code}`);
   }
+}
+
+/** Each layer is one Landlock domain on top of the last: the process keeps only what every layer allows. */
+function confine(layers: readonly RulesetLayer[]): void {
+  const abi = landlockAbi();
   setNoNewPrivs();
-  landlockRestrictSelf(ruleset);
-  closeSync(ruleset);
+  for (const layer of layers) {
+    if (layer.abi > abi)
+      fail(
+        CANNOT_CONFINE,
+        `cannot confine the process: the kernel's Landlock ABI ${abi} is older than the ABI ${layer.abi} the profile was planned for`,
+      );
+    const ruleset = landlockCreateRuleset(layer.handled);
+    for (const rule of layer.rules) {
+      const access = isDirectory(rule.path) ? rule.access : rule.access & layer.fileRights;
+      landlockAllowPath(ruleset, rule.path, access);
+    }
+    landlockRestrictSelf(ruleset);
+    closeSync(ruleset);
+  }
 }
 
 /** execvp(3)'s search, run after the restriction: the program found is one the sandbox lets run. */
@@ -72,9 +95,9 @@ function exec(argv: string[], env: Record<string, string>): never {
   fail(NOT_FOUND, `${JSON.stringify(file)}: no such program`);
 }
 
-const { profile, env, argv } = parse();
+const { layers, env, argv } = parse();
 try {
-  confine(profile);
+  confine(layers);
 } catch (error) {
   fail(CANNOT_CONFINE, `cannot confine the process: ${error instanceof Error ? error.message : "unknown error"}`);
 }

@@ -1,29 +1,12 @@
 import { LANDLOCK_FS, LANDLOCK_NET, LANDLOCK_SCOPE } from "@venom/native";
+import type { SandboxProfile } from "./profile-schema.js";
+
+export type { SandboxProfile };
 
 // The Landlock ruleset for a profile on a kernel of a given ABI, as pure data:
 // the daemon plans before it starts anything (to refuse early and to say in
-// its notices exactly what is enforced), and the launcher plans again, on the
-// same kernel, right before it restricts itself. Nothing here touches the system.
-
-/** What one confined process may touch (absolute, canonical paths). */
-export interface SandboxProfile {
-  /** Read and execute beneath each: the system, Node and tool install dirs, the workspace. */
-  readExec: string[];
-  /** Read only beneath each (/proc: Landlock's ptrace rule still closes other processes' private entries). */
-  read: string[];
-  /** Every filesystem right beneath each: the workspace, the private home and temp dir, sandbox.writable. */
-  writable: string[];
-  /** Device files (or directories of them) to read, write and ioctl: /dev/null, the terminal. */
-  devices: string[];
-  network: "any" | "none";
-  /** HOME and TMPDIR of the confined process: its private, writable directories. */
-  home: string;
-  tmp: string;
-}
-
-/** How the launcher receives the profile and the program's environment (see launcher.ts). */
-export const PROFILE_VAR = "VENOM_SANDBOX_PROFILE";
-export const ENV_PREFIX = "VENOM_SANDBOX_ENV_";
+// its notices exactly what is enforced) and hands the plan to the launcher
+// (ruleset-text.ts), which only applies it. Nothing here touches the system.
 
 export interface PathRule {
   path: string;
