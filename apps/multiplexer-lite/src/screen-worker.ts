@@ -194,7 +194,12 @@ function answer(id: number, screen: Screen | undefined, compute: (screen: Screen
   });
 }
 
-port.on("message", (message: ToWorker) => {
+/** The main thread sends its messages in batches, one per turn of its event loop, in the order it posted them. */
+port.on("message", (batch: ToWorker[]) => {
+  for (const message of batch) handle(message);
+});
+
+function handle(message: ToWorker): void {
   const screen = screens.get(message.key);
   switch (message.op) {
     case "open":
@@ -226,4 +231,4 @@ port.on("message", (message: ToWorker) => {
     case "capture":
       return answer(message.id, screen, (s) => capture(s.terminal, message.options));
   }
-});
+}
