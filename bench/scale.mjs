@@ -34,9 +34,10 @@ const FILLED = "scrollback-filled";
 const paneProgram = (prefill, go) =>
   `seq ${prefill}; echo ${FILLED}; while [ ! -e ${go} ]; do read -t 0.2; done; while :; do echo "line $RANDOM $RANDOM"; read -t 0.01; done`;
 
-/** Wait until every pane shows `text`, asking `capture(i)` for pane i (0-based) until it does, then the next. */
-async function untilEvery(panes, capture, text, what) {
-  for (let i = 0; i < panes; i++) await waitFor(async () => (await capture(i)).includes(text), 600_000, `${what} ${i}`);
+/** Wait until every pane has filled its scrollback, asking `capture(i)` for pane i (0-based) until it says so, then the next. */
+async function untilFilled(panes, capture, what) {
+  for (let i = 0; i < panes; i++)
+    await waitFor(async () => (await capture(i)).includes(FILLED), 600_000, `${what} ${i} to fill its scrollback`);
 }
 
 /**
@@ -68,9 +69,9 @@ async function venomRun(panes, prefill, soakMs) {
   const created = [];
   for (let i = 0; i < panes; i++) created.push(await mux.newPane(client, ["bash", "-c", paneProgram(prefill, go)]));
   const capture = async (i) => (await client.request("pane/capture", { target: created[i].id })).text;
-  await untilEvery(panes, capture, FILLED, "venom-mux pane to fill its scrollback:");
+  await untilFilled(panes, capture, "venom-mux pane");
   writeFileSync(go, "");
-  await untilEvery(panes, capture, "line ", "venom-mux pane to print its loop:");
+  await waitFor(async () => (await capture(panes - 1)).includes("line "), 600_000, "the last venom-mux pane to print its loop");
   const target = created[0].id;
   const result = await soak(mux.pid, soakMs, () => client.request("pane/capture", { target }));
   const { panes: listed } = await client.request("pane/list");
@@ -111,9 +112,9 @@ async function tmuxRun(panes, prefill, soakMs) {
   for (let i = 1; i <= panes; i++) tmux.tmux("new-window", "-t", `scale:${i}`, paneProgram(prefill, go));
   tmux.tmux("kill-window", "-t", "scale:0");
   const capture = (i) => tmux.tmux("capture-pane", "-p", "-t", `scale:${i + 1}`);
-  await untilEvery(panes, capture, FILLED, "tmux pane to fill its scrollback:");
+  await untilFilled(panes, capture, "tmux pane");
   writeFileSync(go, "");
-  await untilEvery(panes, capture, "line ", "tmux pane to print its loop:");
+  await waitFor(async () => capture(panes - 1).includes("line "), 600_000, "the last tmux pane to print its loop");
   const env = cleanEnv();
   const result = await soak(pid, soakMs, () => timeSpawn("tmux", ["-S", tmux.socket, "capture-pane", "-p", "-t", "scale:1"], { env }));
   const windows = tmux.tmux("list-windows", "-t", "scale").trim().split("\n").length;
@@ -143,7 +144,7 @@ export async function run({ quick }) {
   const venomGrowth = growth(venom);
   return {
     title,
-    setup: `${panes} panes (80x24), each running \`bash -c '${paneProgram(prefill, "GO")}'\`: ${prefill} lines first (scrollback ${SCROLLBACK} lines in both; tmux's history-limit set to it), then, once every pane has filled and the go file is made, a line every 10 ms; the soak (${soakMs / 1000} s) starts once every pane prints its loop. venom-mux first, stopped, then one tmux server (panes as windows, no client attached). During the soak one pane is captured every ${CAPTURE_EVERY_MS} ms: venom through a connected protocol client (\`pane/capture\`, what \`venom-mux capture\` sends), tmux by spawning \`tmux capture-pane -p\` (its client). CPU: utime+stime of the daemon (all threads) over the soak, from /proc/PID/stat. Per pane = (RSS at the end − RSS before any busy pane) ÷ ${panes}.`,
+    setup: `${panes} panes (80x24), each running \`bash -c '${paneProgram(prefill, "GO")}'\`: ${prefill} lines first (scrollback ${SCROLLBACK} lines in both; tmux's history-limit set to it), then, once every pane has filled and the go file is made, a line every 10 ms; the soak (${soakMs / 1000} s) starts once the last pane prints its loop. venom-mux first, stopped, then one tmux server (panes as windows, no client attached). During the soak one pane is captured every ${CAPTURE_EVERY_MS} ms: venom through a connected protocol client (\`pane/capture\`, what \`venom-mux capture\` sends), tmux by spawning \`tmux capture-pane -p\` (its client). CPU: utime+stime of the daemon (all threads) over the soak, from /proc/PID/stat. Per pane = (RSS at the end − RSS before any busy pane) ÷ ${panes}.`,
     columns: ["daemon", "CPU time over the soak", "RSS start / middle / end", "RSS per pane", "capture latency min / median / p99 / max"],
     rows: [row("venom-mux", venom), row("tmux", tmux)],
     ratios: [
