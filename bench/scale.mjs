@@ -5,7 +5,7 @@
 // latency of capturing one pane while the others print.
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { cleanEnv, fmt, median, memory, percentile, sleep, startMux, startTmux, tempDir, timeSpawn, version, waitFor } from "./lib.mjs";
+import { cleanEnv, fmt, isAlive, median, memory, percentile, sleep, startMux, startTmux, tempDir, timeSpawn, version, waitFor } from "./lib.mjs";
 
 export const title = "Scale: busy panes in venom-mux and in tmux";
 
@@ -60,6 +60,9 @@ async function soak(pid, soakMs, capture) {
   return { rss, cpu: cpuSeconds(pid) - cpu0, latencies };
 }
 
+/** What a side measured, in a line of its own. */
+const summary = ({ rss, cpu, latencies }) => ({ rss, cpu, p50: median(latencies), p99: percentile(latencies, 99), max: Math.max(...latencies) });
+
 async function venomRun(panes, prefill, soakMs) {
   const mux = await startMux("scale-mux");
   const go = join(mux.workspace, "go");
@@ -77,9 +80,14 @@ async function venomRun(panes, prefill, soakMs) {
   const { panes: listed } = await client.request("pane/list");
   const running = listed.filter((p) => p.status === "running").length;
   if (running !== panes) throw new Error(`venom-mux: ${panes - running} of ${panes} panes stopped during the soak`);
-  client.close();
-  mux.cli("stop"); // Its panes stop now, before tmux's start.
-  return { idle, ...result };
+  // Its panes stop now, before tmux's start: asked on the open connection, which waits as long as
+  // stopping 200 panes takes (the CLI gives up after 20 s), then until the daemon has exited.
+  const stopping = performance.now();
+  await client.request("daemon/stop").catch(() => undefined);
+  await waitFor(() => !isAlive(mux.pid), 600_000, "venom-mux to stop");
+  const stopMs = performance.now() - stopping;
+  console.log(`   venom-mux side done (printed before tmux's, in case that fails): ${JSON.stringify({ idle, ...summary(result), stopMs })}`);
+  return { idle, ...result, stopMs };
 }
 
 async function tmuxRun(panes, prefill, soakMs) {
@@ -152,6 +160,7 @@ export async function run({ quick }) {
       ["venom / tmux RSS per pane", fmt.ratio(perPane(venom) / perPane(tmux))],
       ["venom RSS end / start of the soak", fmt.ratio(venomGrowth)],
       ["tmux RSS end / start of the soak", fmt.ratio(growth(tmux))],
+      ["venom-mux: stopping the daemon with its busy panes took", fmt.ms(venom.stopMs)],
       [
         "venom / tmux capture p99 (a request on an open connection against a spawned tmux client)",
         fmt.ratio(p99 / percentile(tmux.latencies, 99)),
