@@ -5,7 +5,21 @@
 // latency of capturing one pane while the others print.
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { cleanEnv, fmt, isAlive, median, memory, percentile, sleep, startMux, startTmux, tempDir, timeSpawn, version, waitFor } from "./lib.mjs";
+import {
+  cleanEnv,
+  fmt,
+  isAlive,
+  median,
+  memory,
+  percentile,
+  sleep,
+  startMux,
+  startTmux,
+  tempDir,
+  timeSpawn,
+  version,
+  waitFor,
+} from "./lib.mjs";
 
 export const title = "Scale: busy panes in venom-mux and in tmux";
 
@@ -61,7 +75,13 @@ async function soak(pid, soakMs, capture) {
 }
 
 /** What a side measured, in a line of its own. */
-const summary = ({ rss, cpu, latencies }) => ({ rss, cpu, p50: median(latencies), p99: percentile(latencies, 99), max: Math.max(...latencies) });
+const summary = ({ rss, cpu, latencies }) => ({
+  rss,
+  cpu,
+  p50: median(latencies),
+  p99: percentile(latencies, 99),
+  max: Math.max(...latencies),
+});
 
 async function venomRun(panes, prefill, soakMs) {
   const mux = await startMux("scale-mux");
@@ -86,7 +106,9 @@ async function venomRun(panes, prefill, soakMs) {
   await client.request("daemon/stop").catch(() => undefined);
   await waitFor(() => !isAlive(mux.pid), 600_000, "venom-mux to stop");
   const stopMs = performance.now() - stopping;
-  console.log(`   venom-mux side done (printed before tmux's, in case that fails): ${JSON.stringify({ idle, ...summary(result), stopMs })}`);
+  console.log(
+    `   venom-mux side done (printed before tmux's, in case that fails): ${JSON.stringify({ idle, ...summary(result), stopMs })}`,
+  );
   return { idle, ...result, stopMs };
 }
 
@@ -166,7 +188,7 @@ export async function run({ quick }) {
         fmt.ratio(p99 / percentile(tmux.latencies, 99)),
       ],
     ],
-    notes: `The memory target is tmux's RSS per pane plus the screen model's documented cost (docs/venom-mux.md, "Bounds": about 12 bytes a cell, so ${fmt.mib(MODEL_BYTES)} for an 80x24 screen with ${SCROLLBACK} lines of scrollback).`,
+    notes: `The memory target is tmux's RSS per pane plus the screen model's documented cost (docs/venom-mux.md, "Bounds": about 12 bytes a cell, so ${fmt.mib(MODEL_BYTES)} for an 80x24 screen with ${SCROLLBACK} lines of scrollback). xterm keeps those 12 bytes a cell in a typed array per line, plus the line's objects (the line, its array and buffer, two maps), about half as much again at 80 columns: a full screen costs some 15 MiB. What the profile shows at full size: 200 loops waking every 10 ms take both cores of a 2-core machine by themselves, and the kernel shares the CPU per session (autogroup), so each daemon, one session among 200, gets a few percent of a core and falls behind: both captures then take seconds. tmux answers a capture from what it has parsed so far; venom-mux's waits until the pane's model has parsed everything read from its pty before the request (up to the 1 MiB backpressure mark a pane), in a worker that serves the panes' queues in turns, so under starvation its latency is that backlog's parse time. Unstarved (50 panes), the worker's time goes to xterm's parser (print, line feed, a recycled scrollback line) and to messages between the threads, now one batch a turn from the main thread and a progress report every 5 ms back.`,
     targets: [
       { target: "venom-mux RSS flat over the soak (end within 1.05× start)", measured: fmt.ratio(venomGrowth), met: venomGrowth <= 1.05 },
       { target: "capture of one pane under load: p99 within 50 ms", measured: fmt.ms(p99), met: p99 <= 50 },
