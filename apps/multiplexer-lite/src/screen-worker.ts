@@ -206,7 +206,7 @@ port.on("message", (batch: ToWorker[]) => {
   for (const message of batch) handle(message);
 });
 
-function handle(message: ToWorker): void {
+function handle(message: ToWorker) {
   const screen = screens.get(message.key);
   switch (message.op) {
     case "open":
