@@ -58,6 +58,7 @@ function phases({ ms, lines }) {
 export async function run({ quick }) {
   const n = quick ? 2 : 20;
   const WARMUP = quick ? 1 : 2;
+  const coldRounds = quick ? 1 : 5;
   const mux = await startMux("delegation");
   const home = mux.env.VENOM_HOME;
   writeFileSync(join(home, "config.toml"), `[agents.demo]\nexecutable = "${AGENT}"\n`, { mode: 0o600 });
@@ -65,30 +66,47 @@ export async function run({ quick }) {
   orch("start", "--workspace", mux.workspace);
   try {
     const direct = [AGENT, ["hello"], { env: { ...mux.env, HOME: join(home, "agents", "demo") }, cwd: mux.workspace }];
-    const times = { node: [], direct: [], venom: [] };
+    const runAgent = () => timeLines(process.execPath, [ORCH, "run", "demo", "hello", "--yes"], { env: mux.env, cwd: mux.workspace });
+    const times = { node: [], direct: [], venom: [], floor: [], cold: [], coldDirect: [] };
     const split = [];
+    // Warm, as for a user who runs many jobs: venom-orch and venom-mux already running.
     // Interleaved rounds: noise on a shared machine hits all three alike, and each round gives one ratio.
     for (let i = 0; i < WARMUP + n; i++) {
       const node = timeSpawn(process.execPath, ["-e", "0"], { env: cleanEnv() });
       const agent = timeSpawn(...direct);
-      const venom = await timeLines(process.execPath, [ORCH, "run", "demo", "hello", "--yes"], { env: mux.env, cwd: mux.workspace });
+      const venom = await runAgent();
       if (i < WARMUP) continue;
       times.node.push(node);
       times.direct.push(agent);
+      times.floor.push(node + agent);
       times.venom.push(venom.ms);
       split.push(phases(venom));
     }
+    // Cold: venom-mux stopped before each run, so `run` starts it (venom-orch stays up: `run` does not start it).
+    for (let i = 0; i < coldRounds; i++) {
+      mux.cli("stop");
+      times.coldDirect.push(timeSpawn(...direct));
+      times.cold.push((await runAgent()).ms);
+    }
     const ratios = times.venom.map((ms, i) => ms / times.direct[i]);
     const ratio = median(times.venom) / median(times.direct);
-    const row = (label, name) => [label, spread(times[name], fmt.ms), fmt.ratio(median(times[name]) / median(times.direct))];
+    const floorRatio = median(times.floor) / median(times.direct);
+    const added = times.venom.map((ms, i) => ms - times.floor[i]);
+    const coldRatio = median(times.cold) / median(times.coldDirect);
+    const row = (label, name, reference = "direct") => [
+      label,
+      spread(times[name], fmt.ms),
+      fmt.ratio(median(times[name]) / median(times[reference])),
+    ];
     return {
       title,
-      setup: `each spawned and waited for, ${n} rounds after ${WARMUP} warm-up, the three once per round (interleaved). direct: the demo agent (\`apps/orchestrator-lite/agents/demo-agent.mjs hello\`, a Node script); venom: \`venom-orch run demo hello --yes\` with venom-orch and venom-mux already running; \`node -e 0\` for scale.`,
+      setup: `each spawned and waited for. Warm: ${n} rounds after ${WARMUP} warm-up, the three once per round (interleaved), venom-orch and venom-mux already running (a user who runs many jobs). Cold: ${coldRounds} rounds with venom-mux stopped before each \`run\`, which starts it. direct: the demo agent (\`apps/orchestrator-lite/agents/demo-agent.mjs hello\`, a Node script); venom: \`venom-orch run demo hello --yes\`; \`node -e 0\` for scale.`,
       columns: ["command", "wall min / median / max", "median ÷ direct"],
       rows: [
         row("`node -e 0`", "node"),
         row("demo agent, spawned directly", "direct"),
-        row("`venom-orch run demo hello --yes`", "venom"),
+        row("floor: `node -e 0` + the agent, each round (a Node CLI cannot start faster)", "floor"),
+        row("`venom-orch run demo hello --yes`, warm", "venom"),
         ...PHASES.map(([label], p) => [
           `  phase: ${label}`,
           spread(
@@ -97,17 +115,26 @@ export async function run({ quick }) {
           ),
           "",
         ]),
+        ["  venom's own time: run − floor, each round", spread(added, fmt.ms), ""],
+        row("`venom-orch run demo hello --yes`, cold (starts venom-mux)", "cold", "coldDirect"),
       ],
       ratios: [
-        ["venom-orch run / direct (medians)", fmt.ratio(ratio)],
-        ["venom-orch run / direct, per round (min / median / max)", spread(ratios, fmt.ratio)],
+        ["venom-orch run / direct, warm (medians)", fmt.ratio(ratio)],
+        ["venom-orch run / direct, warm, per round (min / median / max)", spread(ratios, fmt.ratio)],
+        ["floor (node -e 0 + agent) / direct (medians)", fmt.ratio(floorRatio)],
+        ["venom-orch run / floor, warm (medians)", fmt.ratio(median(times.venom) / median(times.floor))],
+        ["venom-orch run / direct, cold (medians)", fmt.ratio(coldRatio)],
       ],
       notes:
-        "The phases come from `run`'s own progress lines on stderr, time-stamped as they reach the bench. A run holds two Node starts in sequence (the `venom-orch` CLI, then the agent, itself a Node script), so its floor is about (CLI start + agent) ÷ agent, some 2× with this agent, before any work of venom's: the 1.3× target cannot be met with a Node agent this short. What venom adds on top is in the phases: the first is the CLI's start (see the CLI start step) and the call; the last is the orchestrator awaiting `pane/kill` of the exited pane (venom-mux signals its group and scans /proc for members before it answers) before the result goes back.",
+        "A run holds two Node starts in sequence (the `venom-orch` CLI, then the agent, itself a Node script), so no `run` can beat the floor row, about (CLI start + agent) ÷ agent ≈ 1.6–2× with an agent this short: the 1.3× target cannot be met with a Node CLI and a Node agent of ~100 ms, and is reported as missed. What venom adds on top of the floor is in the phases. The first holds the CLI's start (see the CLI start step) and, in venom-orch, the hello's peer check, the approval round trip to the CLI (declared by --yes, still asked), and the job record. The second holds venom-orch's connection to venom-mux (peer check), pane/new (node-pty forks the daemon, the delegation record is written and fsynced, the pane's shell sets the termios with `stty`), and the /proc argv check. The third is the agent itself under the pty, pane/wait, the tail captured from the screen model and the final job record (fsynced before the result). The last is pane/kill of the exited pane (its group was stopped when it exited: awaited, not scanned again) and the CLI's exit. None of the security steps (grants, approval, delegation record and its fsync, markers, argv check) is skipped; job records other than the final one are written on the next event-loop turn instead of in the middle of the launch.",
       targets: [
-        { target: `\`venom-orch run\` within ${TARGET}× spawning the agent directly`, measured: fmt.ratio(ratio), met: ratio <= TARGET },
+        {
+          target: `\`venom-orch run\` within ${TARGET}× spawning the agent directly (warm)`,
+          measured: `${fmt.ratio(ratio)} (floor ${fmt.ratio(floorRatio)}; cold ${fmt.ratio(coldRatio)})`,
+          met: ratio <= TARGET,
+        },
       ],
-      data: { n, times, phases: split },
+      data: { n, coldRounds, times, phases: split },
     };
   } finally {
     orch("stop");

@@ -17,8 +17,9 @@ import * as rss from "./rss.mjs";
 import * as sandbox from "./sandbox.mjs";
 import * as scale from "./scale.mjs";
 import * as throughput from "./throughput.mjs";
+import * as workflow from "./workflow.mjs";
 
-const STEPS = { throughput, keystroke, cli, rpc, rss, scale, sandbox, delegation, conformance };
+const STEPS = { throughput, keystroke, cli, rpc, rss, scale, sandbox, delegation, workflow, conformance };
 const args = process.argv.slice(2).filter((a) => a !== "--");
 const quick = args.includes("--quick");
 const chosen = args.filter((a) => !a.startsWith("--"));
@@ -84,7 +85,7 @@ for (const name of names) {
   console.log(`   (${((performance.now() - started) / 1000).toFixed(1)} s)\n`);
 }
 
-console.log("── Targets (issues 5 and 11)");
+console.log("── Targets (issues 5, 11 and 14)");
 printTable(
   ["target", "measured", "met"],
   results.flatMap((r) => r.targets.map((t) => [t.target, t.measured, verdict(t.met, "yes", "NO")])),
@@ -159,7 +160,7 @@ ${mdTable(
 
 ## Targets
 
-${mdTable(["target (issues 5 and 11)", "measured", "verdict"], targets)}
+${mdTable(["target (issues 5, 11 and 14)", "measured", "verdict"], targets)}
 ${failures.map((f) => `\n**${f.name} failed to run:** ${f.error}\n`).join("")}
 ${results
   .map(

@@ -6,6 +6,7 @@ import {
   type Config,
   type DelegationOwner,
   delegatedEnv,
+  isRunning,
   killGroup,
   type LauncherTable,
   type Logger,
@@ -85,6 +86,8 @@ interface Tracked {
   lineage: readonly string[];
   /** A shell of the person's own: made by the owner with the user's environment, as a tmux window is. */
   personal: boolean;
+  /** The stop of the pane's group, once begun (at its program's exit, or by kill): begun once, awaited by both. */
+  stopped?: Promise<number[]>;
 }
 
 /** Who is asking: a session's principal and the delegation it acts for. */
@@ -315,7 +318,8 @@ export class PaneTable {
   async #ended(pane: Pane): Promise<void> {
     const tracked = this.#panes.get(pane.id);
     if (!tracked) return;
-    await this.#stopGroup(tracked);
+    tracked.stopped ??= this.#stopGroup(tracked);
+    await tracked.stopped;
     removeRecord(this.host.home, tracked.recordId);
     tracked.forgetLauncher();
     this.host.logger.info({ pane: pane.id, exitCode: pane.exitCode, signal: pane.signal }, "pane exited");
@@ -326,8 +330,14 @@ export class PaneTable {
   async #stopGroup(tracked: Tracked): Promise<number[]> {
     const { anchor } = tracked;
     // HUP first, as a terminal that goes away sends it (interactive shells ignore TERM but end on HUP), then TERM.
-    const signalled = [...signalGroup(anchor.pid, anchor, "SIGHUP"), ...signalGroup(anchor.pid, anchor, "SIGTERM")];
-    await waitUntil(() => verifiedMembers(anchor.pid, anchor).length === 0, Date.now() + CANCEL_GRACE_MS);
+    const hung = signalGroup(anchor.pid, anchor, "SIGHUP");
+    // No live member was left to signal (the common case once the program has exited): nothing to wait for or kill.
+    if (hung.length === 0) return [];
+    const signalled = [...hung, ...signalGroup(anchor.pid, anchor, "SIGTERM")];
+    // While the leader lives the group is not empty: one stat read a poll, not a scan of /proc (200 panes stopping at once
+    // scanned /proc 200 times every 25 ms).
+    const empty = () => !isRunning(anchor) && verifiedMembers(anchor.pid, anchor).length === 0;
+    await waitUntil(empty, Date.now() + CANCEL_GRACE_MS);
     const killed = await killGroup(anchor.pid, anchor);
     // Orphans adopted by this daemon (subreaper) are reaped here; the leader belongs to node-pty.
     reapAdopted([...signalled, ...killed].filter((pid) => pid !== anchor.pid));
@@ -338,7 +348,9 @@ export class PaneTable {
   async kill(pane: Pane): Promise<void> {
     const tracked = this.#panes.get(pane.id);
     if (!tracked) return;
-    await this.#stopGroup(tracked);
+    // A pane whose program has exited had its group stopped then: that stop is awaited, not scanned for again.
+    tracked.stopped ??= this.#stopGroup(tracked);
+    await tracked.stopped;
     await Promise.race([pane.exited(), new Promise((r) => setTimeout(r, CANCEL_GRACE_MS))]);
     removeRecord(this.host.home, tracked.recordId);
     tracked.forgetLauncher();

@@ -168,14 +168,21 @@ const port: MessagePort = parentPort;
 const send = (message: FromWorker) => port.postMessage(message);
 const screens = new Map<number, Screen>();
 
-/** Progress is reported once per turn of this thread, for every model that moved: one message, not one per write. */
+/**
+ * Progress is reported for every model that moved, in one message every
+ * PARSED_REPORT_MS: it only serves backpressure (pause a pane's program past
+ * the high-water mark, resume it under the low one, a quarter of a mebibyte
+ * and ~8 ms of parsing apart), and with many busy panes a message every turn
+ * of this thread took a quarter of its time.
+ */
+const PARSED_REPORT_MS = 5;
 const progressed = new Set<Screen>();
 function reportParsed(screen: Screen): void {
   if (progressed.size === 0) {
-    setImmediate(() => {
+    setTimeout(() => {
       send({ op: "parsed", totals: [...progressed].map((s) => [s.key, s.parsed]) });
       progressed.clear();
-    });
+    }, PARSED_REPORT_MS);
   }
   progressed.add(screen);
 }
@@ -194,7 +201,12 @@ function answer(id: number, screen: Screen | undefined, compute: (screen: Screen
   });
 }
 
-port.on("message", (message: ToWorker) => {
+/** The main thread sends its messages in batches, one per turn of its event loop, in the order it posted them. */
+port.on("message", (batch: ToWorker[]) => {
+  for (const message of batch) handle(message);
+});
+
+function handle(message: ToWorker) {
   const screen = screens.get(message.key);
   switch (message.op) {
     case "open":
@@ -226,4 +238,4 @@ port.on("message", (message: ToWorker) => {
     case "capture":
       return answer(message.id, screen, (s) => capture(s.terminal, message.options));
   }
-});
+}

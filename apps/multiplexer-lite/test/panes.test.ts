@@ -272,6 +272,19 @@ describe("venom-mux panes", () => {
     await mux.stop();
   });
 
+  it("kill of a pane whose program already exited returns once what it left in its group is gone", async () => {
+    const mux = await startMux();
+    // The program exits at once, leaving a child in its group that ignores HUP and TERM: only the KILL after the grace ends it.
+    cli(mux, ["new", "-d", "-n", "left", "--", "bash", "--norc", "-c", "(trap '' HUP TERM; sleep 300) & echo $! > left; exit 3"]);
+    expect(cli(mux, ["wait", "-t", "left", "--exit"]).code).toBe(3);
+    const child = Number(readFileSync(join(mux.workspace, "left"), "utf8"));
+    expect(cli(mux, ["kill", "-t", "left"]).code).toBe(0);
+    expect(alive(child)).toBe(false);
+    expect(cli(mux, ["ls"]).stdout).toBe("");
+    expect(readdirSync(join(mux.home, "state", "delegations"))).toEqual([]);
+    await mux.stop();
+  });
+
   it("wait returns the program's exit code, and ls keeps the status", async () => {
     const mux = await startMux();
     cli(mux, ["new", "-d", "-n", "job", "--", "sh", "-c", "exit 7"]);

@@ -12,7 +12,7 @@ import {
   parseMarkers,
   policyDecision,
 } from "@venom/proto";
-import { answers, type Logger, listRecords, VenomClient, type VenomHome } from "@venom/runtime";
+import { answers, type ClientOptions, type Logger, listRecords, VenomClient, type VenomHome } from "@venom/runtime";
 import { PaneStdio } from "./acp/pane-stdio.js";
 import { runAcp } from "./acp/session.js";
 import { type Adapter, muxMain } from "./adapters.js";
@@ -83,6 +83,10 @@ export class Orchestrator {
   /** Jobs a previous venom-orch left running: venom-mux stopped their panes when it died. */
   readonly interrupted: JobRecord[];
   #muxStarting: Promise<void> | null = null;
+  /** Every job name on file or given since: read once, so a launch does not read and parse every job file to pick one. */
+  readonly #names: Set<string>;
+  /** Job records changed since they were last written (see #save). */
+  readonly #unsaved = new Set<JobRecord>();
 
   constructor(
     private readonly home: VenomHome,
@@ -102,6 +106,7 @@ export class Orchestrator {
       }));
     for (const job of this.interrupted) this.#store.save(job);
     this.#store.prune(previous);
+    this.#names = new Set(previous.map((job) => job.name));
   }
 
   /** Every job on file and running, for a session that may see them. */
@@ -175,8 +180,7 @@ export class Orchestrator {
     let pane: PaneInfo | undefined;
     const stdio = request.acp ? new PaneStdio() : null;
     try {
-      await this.#ensureMux();
-      client = await VenomClient.connect(this.home.socket("mux"), {
+      client = await this.#connectMux({
         client: this.server,
         workspace: request.launcher.workspace,
         gate: (approval) => this.#relay(live, approval),
@@ -301,7 +305,7 @@ export class Orchestrator {
   #update(live: LiveJob, change: Partial<JobRecord>, detail?: string): void {
     const before = live.record.state;
     Object.assign(live.record, change);
-    this.#store.save(live.record);
+    this.#save(live.record);
     if (live.record.state === before && detail === undefined && !("startedAt" in change)) return;
     const event = { job: live.record.id, name: live.record.name, state: live.record.state } as Record<string, unknown>;
     const exit = live.record.exitCode !== null ? `exit ${live.record.exitCode}` : (live.record.note ?? undefined);
@@ -310,12 +314,49 @@ export class Orchestrator {
     live.launcher.notify("event/agent", event);
   }
 
+  /**
+   * A final state is on file before the launcher hears of it. Any other goes on
+   * file at the next turn of the event loop: the launch goes on meanwhile (its
+   * request to venom-mux is on its way while the file is written and synced),
+   * and the changes of one step (the pane's pid, then running) cost one write.
+   */
+  #save(record: JobRecord): void {
+    if (FINAL_STATES.includes(record.state)) {
+      this.#unsaved.delete(record);
+      this.#store.save(record);
+      return;
+    }
+    if (this.#unsaved.size === 0) {
+      setImmediate(() => {
+        for (const unsaved of this.#unsaved) this.#store.save(unsaved);
+        this.#unsaved.clear();
+      });
+    }
+    this.#unsaved.add(record);
+  }
+
   /** claude-1, claude-2, …: numbered past every job on file, so a restart never reuses a label. */
   #nextName(agent: string): string {
-    const taken = new Set([...this.#store.load().map((j) => j.name), ...[...this.#jobs.values()].map((j) => j.record.name)]);
     let n = 1;
-    while (taken.has(`${agent}-${n}`)) n++;
+    while (this.#names.has(`${agent}-${n}`)) n++;
+    this.#names.add(`${agent}-${n}`);
     return `${agent}-${n}`;
+  }
+
+  /**
+   * A connection to this home's venom-mux. Tried first: a running venom-mux
+   * (every job but the first) costs no probe connection; only when nothing
+   * listens on its socket is it started, then connected to.
+   */
+  async #connectMux(options: ClientOptions): Promise<VenomClient> {
+    try {
+      return await VenomClient.connect(this.home.socket("mux"), options);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code !== "ENOENT" && code !== "ECONNREFUSED") throw error;
+    }
+    await this.#ensureMux();
+    return VenomClient.connect(this.home.socket("mux"), options);
   }
 
   /** venom-mux must be running in this home; venom-orch starts it when absent, and only as the owner. */

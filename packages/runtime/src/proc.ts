@@ -1,4 +1,4 @@
-import { closeSync, readdirSync, readFileSync } from "node:fs";
+import { closeSync, openSync, readdirSync, readSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 import { ECHILD, NativeError, pidfdOpen, pidfdSendSignal, WNOHANG, waitpid } from "@venom/native";
 import { MARKER_PARENT } from "@venom/proto";
@@ -39,12 +39,8 @@ export interface GroupAnchor extends ProcessRef {
 /** /proc/<pid>/stat, or null if there is no such process (or it cannot be read). */
 export function processStat(pid: number): ProcessStat | null {
   if (!Number.isInteger(pid) || pid < 1) return null;
-  let text: string;
-  try {
-    text = readFileSync(`/proc/${pid}/stat`, "latin1");
-  } catch {
-    return null;
-  }
+  const text = readStatLine(pid);
+  if (text === null) return null;
   // comm (field 2) may hold spaces and ")" itself; only the last ")" ends it.
   const fields = text.slice(text.lastIndexOf(")") + 2).split(" ");
   // After comm, fields[0] is field 3 (state), so field n is fields[n - 3].
@@ -53,6 +49,32 @@ export function processStat(pid: number): ProcessStat | null {
   const state = fields[0] ?? "";
   if (!/^[A-Za-z]$/.test(state) || numbers.some((n) => !Number.isSafeInteger(n))) return null;
   return { pid, ppid, pgid, sid, state, startTime };
+}
+
+/**
+ * One /proc/<pid>/stat line fits this buffer many times over (comm is at most
+ * 64 bytes, the rest numbers). It is reused: a scan of /proc for a group's
+ * members reads every process's stat, and readFileSync of a /proc file (size 0
+ * to stat) allocates 64 KiB for each, which made such scans several times slower.
+ */
+const statBuffer = Buffer.alloc(4096);
+
+function readStatLine(pid: number): string | null {
+  let fd: number;
+  try {
+    fd = openSync(`/proc/${pid}/stat`, "r");
+  } catch {
+    return null;
+  }
+  try {
+    const length = readSync(fd, statBuffer, 0, statBuffer.length, 0);
+    // A line that fills the buffer was cut: unreadable rather than misread.
+    return length < statBuffer.length ? statBuffer.toString("latin1", 0, length) : null;
+  } catch {
+    return null;
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** Zombies and dead tasks hold no resources and run nothing: they count as gone. */

@@ -1,0 +1,251 @@
+// 10. An agent's workflow in venom-mux and in tmux (issue 14, item 9): what an
+// orchestrator does with an agent TUI, driven through each one's own CLI, the
+// way a script or an agent would. The same fake agent (bench/fake-agent.mjs)
+// in both: make a named pane of a given size in a subdirectory, wait for its
+// prompt, paste a multi-line task, wait until it goes quiet, read the last
+// lines, ask its state, type `/exit 3` and get the exit code, kill it.
+// venom-mux has a command for each step (`wait --for/--quiet/--exit`,
+// `send -p`, `ls --json`); tmux needs polling loops where it has no wait.
+// Commands (processes spawned) and wall time are counted for each.
+import { spawnSync } from "node:child_process";
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { fmt, MUX, median, ROOT, sleep, spread, startMux, startTmux } from "./lib.mjs";
+
+export const title = "An agent's workflow: venom-mux commands against tmux commands";
+
+const AGENT = join(ROOT, "bench/fake-agent.mjs");
+const TASK = ["Refactor the parser:", "- split the tokens", "- keep their positions", "then run the tests"].join("\n");
+/** What the agent prints last for TASK: both workflows must read it. */
+const DONE = `done: 4 lines received, last "then run the tests"`;
+const COLS = 100;
+const ROWS = 30;
+const TAIL_LINES = 10;
+const EXIT_CODE = 3;
+/** Quiet means no output for this long, in both. */
+const QUIET_MS = 300;
+/** How often the tmux loops poll: a short interval, in tmux's favour (scripts commonly sleep 0.1–1 s). */
+const POLL_MS = 50;
+
+const STEPS = [
+  "make a named 100x30 pane in a subdirectory",
+  "wait until it shows its prompt",
+  "paste a multi-line task",
+  "wait until it goes quiet",
+  `read the last ${TAIL_LINES} lines`,
+  "know its state",
+  "type /exit 3, get the exit code",
+  "kill it",
+];
+
+/** Runs commands, counting them and timing each step; a command that exits otherwise than expected fails the run. */
+function recorder(env, cwd) {
+  const steps = STEPS.map(() => ({ commands: 0, ms: 0 }));
+  let current = 0;
+  let started = performance.now();
+  return {
+    steps,
+    /** Run one command; its stdout. */
+    run(file, args, status = 0) {
+      steps[current].commands++;
+      const result = spawnSync(file, args, { env, cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], timeout: 30_000 });
+      if (result.status !== status) {
+        throw new Error(`${STEPS[current]}: ${args.join(" ")} exited ${result.status} (expected ${status}): ${result.stderr.trim()}`);
+      }
+      return result.stdout;
+    },
+    /** The step in progress has ended; the next begins. */
+    next() {
+      const now = performance.now();
+      steps[current].ms = now - started;
+      started = now;
+      current++;
+    },
+  };
+}
+
+/** No loop of either workflow polls longer than this: a step that never ends fails the run instead of hanging it. */
+const LOOP_LIMIT_MS = 30_000;
+/** How long tmux may show a dead pane without its exit status before the round counts as one where tmux lost it. */
+const STATUS_GRACE_MS = 2_000;
+
+/** Poll `done()` every POLL_MS until it is true; throws after LOOP_LIMIT_MS naming `what`. */
+async function poll(done, what) {
+  const deadline = performance.now() + LOOP_LIMIT_MS;
+  while (!done()) {
+    if (performance.now() > deadline) throw new Error(`${what}: not within ${LOOP_LIMIT_MS / 1000} s`);
+    await sleep(POLL_MS);
+  }
+}
+
+/** The last `n` non-empty lines of a capture. */
+const lastLines = (text, n) =>
+  text
+    .split("\n")
+    .filter((line) => line.trim() !== "")
+    .slice(-n);
+
+function assertDone(tail, who) {
+  if (!tail.includes(DONE)) throw new Error(`${who}: the last lines do not show the agent's result: ${JSON.stringify(tail)}`);
+}
+
+async function venomWorkflow(mux) {
+  const r = recorder(mux.env, mux.workspace);
+  const venom = (args, status) => r.run(process.execPath, [MUX, ...args], status);
+  const name = "agent";
+  venom(["new", "-d", "-n", name, "-x", String(COLS), "-y", String(ROWS), "-c", "sub", "--", process.execPath, AGENT]);
+  r.next();
+  venom(["wait", "-t", name, "--for", "^agent>"]);
+  r.next();
+  venom(["send", "-p", "-t", name, TASK]);
+  r.next();
+  venom(["wait", "-t", name, "--quiet", String(QUIET_MS)]);
+  r.next();
+  const tail = lastLines(venom(["capture", "-t", name, "-S", `-${TAIL_LINES}`]), TAIL_LINES).join("\n");
+  assertDone(tail, "venom-mux");
+  r.next();
+  const waiting = () => JSON.parse(venom(["ls", "--json"])).find((p) => p.name === name)?.waitingForInput === true;
+  await poll(waiting, "venom-mux: the agent waiting for input");
+  r.next();
+  venom(["send", "-t", name, `/exit ${EXIT_CODE}`, "Enter"]);
+  venom(["wait", "-t", name, "--exit"], EXIT_CODE);
+  r.next();
+  venom(["kill", "-t", name]);
+  r.next();
+  return { steps: r.steps, lost: false };
+}
+
+async function tmuxWorkflow(tmux, workspace) {
+  const r = recorder(tmux.env, workspace);
+  const t = (...args) => r.run("tmux", ["-S", tmux.socket, "-f", "/dev/null", ...args]);
+  const name = "agent";
+  const capture = (...args) => t("capture-pane", "-p", "-t", name, ...args);
+  // remain-on-exit keeps the pane after its program ends, or its exit code would be lost.
+  const size = ["-x", String(COLS), "-y", String(ROWS)];
+  t(
+    "new-session",
+    "-d",
+    "-s",
+    name,
+    ...size,
+    "-c",
+    join(workspace, "sub"),
+    `${process.execPath} ${AGENT}`,
+    ";",
+    "set-option",
+    "-w",
+    "-t",
+    name,
+    "remain-on-exit",
+    "on",
+  );
+  r.next();
+  await poll(() => /^agent>/m.test(capture()), "tmux: the agent's prompt");
+  r.next();
+  t("set-buffer", "-b", "task", TASK, ";", "paste-buffer", "-p", "-d", "-b", "task", "-t", name);
+  r.next();
+  // Quiet: the screen unchanged for QUIET_MS, seen by polling.
+  let screen = capture();
+  let changed = performance.now();
+  await poll(() => {
+    const now = capture();
+    if (now !== screen) changed = performance.now();
+    screen = now;
+    return performance.now() - changed >= QUIET_MS;
+  }, "tmux: the agent going quiet");
+  r.next();
+  const tail = lastLines(capture("-S", `-${TAIL_LINES}`), TAIL_LINES).join("\n");
+  assertDone(tail, "tmux");
+  r.next();
+  // The nearest tmux has: the foreground command. Whether it waits for input, tmux cannot tell.
+  t("display-message", "-p", "-t", name, "#{pane_current_command}");
+  r.next();
+  t("send-keys", "-t", name, `/exit ${EXIT_CODE}`, "Enter");
+  // tmux marks the pane dead when its pty closes and gives the status once it has reaped the program; seen here
+  // (tmux 3.3a): a dead pane whose program stayed a zombie, unreaped, and no status ever came.
+  let deadSince = null;
+  let lost = false;
+  await poll(() => {
+    const [dead, status] = t("display-message", "-p", "-t", name, "#{pane_dead} #{pane_dead_status}").trim().split(" ");
+    if (dead !== "1") return false;
+    if (status === String(EXIT_CODE)) return true;
+    if (status) throw new Error(`tmux: the agent exited ${status}, not ${EXIT_CODE}`);
+    deadSince ??= performance.now();
+    lost = performance.now() - deadSince > STATUS_GRACE_MS;
+    return lost;
+  }, "tmux: the agent's exit status");
+  r.next();
+  t("kill-session", "-t", name);
+  r.next();
+  return { steps: r.steps, lost };
+}
+
+const total = (steps, key) => steps.reduce((sum, step) => sum + step[key], 0);
+
+export async function run({ quick }) {
+  const rounds = quick ? 1 : 10;
+  const warmup = quick ? 0 : 1;
+  // Both servers run before the clock starts, as for a user who works with them all day.
+  const mux = await startMux("workflow");
+  mkdirSync(join(mux.workspace, "sub"));
+  const tmux = startTmux("workflow");
+  tmux.newSession("keep", "cat");
+  const venom = [];
+  const tmuxRuns = [];
+  let lostRounds = 0;
+  // Interleaved: noise on a shared machine hits both alike, and each round gives one ratio.
+  for (let i = 0; i < warmup + rounds; i++) {
+    const v = await venomWorkflow(mux);
+    const t = await tmuxWorkflow(tmux, mux.workspace);
+    if (i < warmup) continue;
+    // A round where tmux never gave the exit code has no tmux time to compare: counted, left out.
+    if (t.lost) lostRounds++;
+    else {
+      venom.push(v.steps);
+      tmuxRuns.push(t.steps);
+    }
+  }
+  if (venom.length === 0) throw new Error("tmux lost the agent's exit status in every round");
+  const wall = (runs) => runs.map((steps) => total(steps, "ms"));
+  const commands = (runs) => median(runs.map((steps) => total(steps, "commands")));
+  const wallRatio = median(wall(venom)) / median(wall(tmuxRuns));
+  const commandRatio = commands(venom) / commands(tmuxRuns);
+  const perRound = venom.map((steps, i) => total(steps, "ms") / total(tmuxRuns[i], "ms"));
+  const step = (runs, s, key) => median(runs.map((steps) => steps[s][key]));
+  return {
+    title,
+    setup: `the fake agent TUI \`bench/fake-agent.mjs\` (raw mode, bracketed paste, a prompt; a pasted task streams 20 lines 10 ms apart; \`/exit 3\` exits 3) driven through each one's CLI, one process per command, ${rounds} round(s)${warmup ? ` after ${warmup} warm-up` : ""}, venom-mux and tmux interleaved, both servers already running. venom-mux: \`new -d -n -x -y -c\`, \`wait --for\`, \`send -p\`, \`wait --quiet ${QUIET_MS}\`, \`capture -S -${TAIL_LINES}\`, \`ls --json\` (waitingForInput), \`send\` + \`wait --exit\`, \`kill\`. tmux 3.3a: \`new-session -d -s -x -y -c\` + \`set-option -w remain-on-exit on\`, a \`capture-pane\` loop until the prompt shows, \`set-buffer\` + \`paste-buffer -p\` in one command, a \`capture-pane\` loop until the screen is unchanged for ${QUIET_MS} ms, \`capture-pane -S -${TAIL_LINES}\`, \`display-message '#{pane_current_command}'\`, \`send-keys\` + a \`display-message '#{pane_dead} #{pane_dead_status}'\` loop, \`kill-session\`; tmux's loops poll every ${POLL_MS} ms.`,
+    columns: ["step", "venom-mux commands", "venom-mux median", "tmux commands", "tmux median"],
+    rows: [
+      ...STEPS.map((label, s) => [
+        label,
+        String(step(venom, s, "commands")),
+        fmt.ms(step(venom, s, "ms")),
+        String(step(tmuxRuns, s, "commands")),
+        fmt.ms(step(tmuxRuns, s, "ms")),
+      ]),
+      [
+        "whole workflow (wall min / median / max)",
+        String(commands(venom)),
+        spread(wall(venom), fmt.ms),
+        String(commands(tmuxRuns)),
+        spread(wall(tmuxRuns), fmt.ms),
+      ],
+    ],
+    ratios: [
+      ["venom-mux / tmux commands (medians)", fmt.ratio(commandRatio)],
+      ["venom-mux / tmux wall time (medians)", fmt.ratio(wallRatio)],
+      ["venom-mux / tmux wall time, per round (min / median / max)", spread(perRound, fmt.ratio)],
+    ],
+    notes: `${lostRounds > 0 ? `In ${lostRounds} of ${rounds} rounds tmux showed the pane dead but never gave its exit status (the program stayed an unreaped zombie for ${STATUS_GRACE_MS / 1000} s and more): those rounds are left out of both columns. ` : ""}Each venom-mux command is a Node CLI start (see the CLI start step) where a tmux command is a small C client, so venom-mux's time is mostly its ${commands(venom)} starts; tmux's is its polling loops, which also cost it commands. "Know its state": venom-mux's \`ls --json\` says whether the program waits for input (from the kernel: the pty's foreground group asleep in a terminal read, output quiet); tmux can only name the foreground command, so its row is not the same answer.`,
+    targets: [
+      {
+        target: "agent workflow: fewer commands than tmux",
+        measured: `${commands(venom)} against ${commands(tmuxRuns)}`,
+        met: commandRatio < 1,
+      },
+      { target: "agent workflow: less wall time than tmux", measured: fmt.ratio(wallRatio), met: wallRatio < 1 },
+    ],
+    data: { rounds, lostRounds, venom, tmux: tmuxRuns },
+  };
+}
