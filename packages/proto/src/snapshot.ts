@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { canonicalJson, sha256Hex } from "./canonical-json.js";
 import type { ToolDefinition } from "./tools.js";
 import type { SnapshotWire, ToolDescriptor } from "./wire.js";
