@@ -67,11 +67,7 @@ export class RpcPeer {
   readonly #frameLimit: number;
   readonly #envelope: Envelope;
   #closed = false;
-  /** Lines of this turn of the event loop not yet written (see #writeCoalesced), and their length. */
-  #outgoing: string[] = [];
-  #outgoingLength = 0;
-  /** onDrain callbacks that came while lines were still waiting in #outgoing. */
-  #drainWaiters: (() => void)[] = [];
+  #corked = false;
 
   constructor(
     private readonly input: Readable,
@@ -94,15 +90,14 @@ export class RpcPeer {
     return this.#closed;
   }
 
-  /** Bytes written to the peer that it has not taken yet (lines waiting for the end of this turn included). */
+  /** Bytes written to the peer that it has not taken yet. */
   get backlog(): number {
-    return this.#outgoingLength + ((this.output as { writableLength?: number }).writableLength ?? 0);
+    return (this.output as { writableLength?: number }).writableLength ?? 0;
   }
 
   /** Call `callback` once the peer has taken everything written so far (at once if it has). */
   onDrain(callback: () => void): void {
-    if (this.#outgoing.length > 0) this.#drainWaiters.push(callback);
-    else if (this.backlog === 0) queueMicrotask(callback);
+    if (this.backlog === 0) queueMicrotask(callback);
     else this.output.once("drain", callback);
   }
 
@@ -146,7 +141,6 @@ export class RpcPeer {
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
-    this.#flush();
     for (const { reject } of this.#pending.values()) reject(new RpcClosed("connection closed"));
     this.#pending.clear();
     this.output.end?.();
@@ -164,7 +158,8 @@ export class RpcPeer {
 
   #send(message: object): void {
     if (this.#closed) return;
-    if (this.backlog > this.#maxQueued) {
+    const queued = (this.output as { writableLength?: number }).writableLength ?? 0;
+    if (queued > this.#maxQueued) {
       this.handlers.diagnostic?.("closing connection: peer stopped reading");
       this.close();
       return;
@@ -175,7 +170,7 @@ export class RpcPeer {
       const id = (message as { id?: RequestId }).id;
       this.handlers.diagnostic?.("outgoing message over the frame limit, replaced by an error");
       if (id === undefined) return;
-      this.#writeCoalesced(
+      this.output.write(
         `${JSON.stringify({ jsonrpc: "2.0", id, error: { code: ErrorCode.InternalError, message: "the reply was over the frame limit" } })}\n`,
       );
       return;
@@ -185,28 +180,22 @@ export class RpcPeer {
 
   /**
    * Write a line; the lines of one turn of the event loop (a call's events and
-   * its reply) leave as one string in one write. Each write wakes the peer:
-   * three per call cost the daemon most of its CPU in the RPC floor, and one
-   * joined string is cheaper to write than the same lines corked into a
-   * writev (issue 11, item 2). backlog and maxQueuedBytes count the waiting
-   * lines; close() writes them before it ends the stream.
+   * its reply) leave in one write. Each write wakes the peer: three per call
+   * cost the daemon most of its CPU in the RPC floor (issue 11, item 2).
+   * The stream counts corked bytes in writableLength, so backlog and
+   * maxQueuedBytes still see them; end() in close() sends what is corked.
    */
   #writeCoalesced(text: string): void {
-    if (this.#outgoing.length === 0) setImmediate(this.#flush);
-    this.#outgoing.push(text);
-    this.#outgoingLength += text.length;
-  }
-
-  readonly #flush = (): void => {
-    if (this.#outgoing.length === 0) return;
-    const text = this.#outgoing.length === 1 ? (this.#outgoing[0] as string) : this.#outgoing.join("");
-    this.#outgoing = [];
-    this.#outgoingLength = 0;
+    if (!this.#corked) {
+      this.#corked = true;
+      this.output.cork();
+      setImmediate(() => {
+        this.#corked = false;
+        this.output.uncork();
+      });
+    }
     this.output.write(text);
-    const waiters = this.#drainWaiters;
-    this.#drainWaiters = [];
-    for (const callback of waiters) this.onDrain(callback);
-  };
+  }
 
   #onData(chunk: Buffer): void {
     if (this.#closed) return;
