@@ -2,7 +2,7 @@ import { readdirSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
 import { JobStateSchema } from "@venom/proto";
 import { privateDir, readSmallFile, type VenomHome, writeFileAtomic } from "@venom/runtime";
-import { z } from "zod";
+import * as z from "zod";
 
 // Jobs: one delegated run each, in one venom-mux pane. Their state comes from
 // the process and the relay, never from the screen. Each job is a private file

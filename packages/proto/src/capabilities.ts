@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /** Every capability a tool may declare, in the one canonical order. */
 export const CAPABILITIES = ["fs.read", "fs.write", "process", "network", "secret", "env.read", "env.write"] as const;

@@ -4,7 +4,7 @@
  * venom-echo's tools are built on these; docs/protocol.md is generated from
  * them, so a daemon written from the docs offers the same contract.
  */
-import { z } from "zod";
+import * as z from "zod";
 
 const Sha256Schema = z.string().regex(/^[0-9a-fA-F]{64}$/);
 const RelativePathSchema = z.string().min(1).max(4096);

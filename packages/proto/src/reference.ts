@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { canonicalJson, sha256Hex } from "./canonical-json.js";
 import { CAPABILITIES } from "./capabilities.js";
 import { ErrorCode, PROTOCOL } from "./codes.js";

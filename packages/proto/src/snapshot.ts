@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { canonicalJson, sha256Hex } from "./canonical-json.js";
 import type { ToolDefinition } from "./tools.js";
 import type { SnapshotWire, ToolDescriptor } from "./wire.js";
@@ -46,15 +46,28 @@ export class Snapshot {
   }
 }
 
+/**
+ * Each definition's descriptor, made once: every hello restricts the daemon's
+ * snapshot to the session's grant, and converting the input schema to JSON
+ * Schema again each time was a visible part of answering a CLI command's hello
+ * (issue 11). Descriptors are deep-frozen, so snapshots can share them.
+ */
+const descriptorCache = new WeakMap<ToolDefinition, ToolDescriptor>();
+
 function describe(definition: ToolDefinition): ToolDescriptor {
-  return {
-    name: definition.name,
-    description: definition.description,
-    inputSchema: z.toJSONSchema(definition.input, { io: "input" }) as Record<string, unknown>,
-    capabilities: [...definition.capabilities],
-    effect: definition.effect,
-    replay: definition.replay,
-  };
+  let descriptor = descriptorCache.get(definition);
+  if (!descriptor) {
+    descriptor = deepFreeze({
+      name: definition.name,
+      description: definition.description,
+      inputSchema: z.toJSONSchema(definition.input, { io: "input" }) as Record<string, unknown>,
+      capabilities: [...definition.capabilities],
+      effect: definition.effect,
+      replay: definition.replay,
+    });
+    descriptorCache.set(definition, descriptor);
+  }
+  return descriptor;
 }
 
 function deepFreeze<T>(value: T): T {

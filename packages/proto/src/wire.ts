@@ -2,7 +2,7 @@
  * Every venom/1 wire message, declared once. Servers, clients, the conformance
  * suite and docs/protocol.md all derive from these schemas; nothing redeclares them.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { CapabilitySchema } from "./capabilities.js";
 import { PROTOCOL } from "./codes.js";
 

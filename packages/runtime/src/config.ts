@@ -3,7 +3,7 @@ import { isAbsolute, join } from "node:path";
 import { O_DIRECTORY, openBeneath } from "@venom/native";
 import { ApprovalPolicySchema, stricterPolicy } from "@venom/proto";
 import { parse as parseToml } from "smol-toml";
-import { z } from "zod";
+import * as z from "zod";
 import { DEFAULT_FRAME_LIMIT } from "./framing.js";
 import { openByName, readRegularFile, UnreadableFile } from "./private-files.js";
 

@@ -1,7 +1,7 @@
 import { readdirSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
 import { GrantSchema } from "@venom/proto";
-import { z } from "zod";
+import * as z from "zod";
 import { privateDir, type VenomHome, writeFileAtomic } from "./home.js";
 import {
   ancestors,

@@ -1,3 +1,4 @@
+import { writeSync } from "node:fs";
 import { join } from "node:path";
 import pino, { type Logger } from "pino";
 import type { AppName, VenomHome } from "./home.js";
@@ -13,7 +14,7 @@ export type { Logger };
  */
 export function createLogger(home: VenomHome, app: AppName): Logger {
   // Opened by Venom, not by pino: a log planted as a symlink is refused, never followed.
-  const destination = pino.destination({ fd: openPrivateAppend(join(home.logs, `${app}.log`)), sync: true });
+  const destination = new TurnBatchedFile(openPrivateAppend(join(home.logs, `${app}.log`)));
   return pino(
     {
       base: { app, pid: process.pid },
@@ -21,4 +22,50 @@ export function createLogger(home: VenomHome, app: AppName): Logger {
     },
     destination,
   );
+}
+
+/** Every file with lines still waiting: written out when the process exits, however it exits through Node. */
+const unwritten = new Set<TurnBatchedFile>();
+process.on("exit", () => {
+  for (const file of unwritten) file.flushSync();
+});
+
+/**
+ * The log file, written with one write(2) per turn of the event loop instead
+ * of one per line: under load a turn answers many calls, and a synchronous
+ * write for each of their lines was a large share of the daemon's time in the
+ * RPC floor (issue 11, item 2). A line is written at the end of the turn that
+ * logged it (setImmediate), so a call's line is on disk before anything of a
+ * later turn is answered; whatever is pending when the process exits (a stop,
+ * a handled signal, process.exit, an uncaught exception) is written by the
+ * "exit" handler above. Only a death Node cannot see (SIGKILL, a native crash)
+ * loses the lines of the one turn it interrupts.
+ */
+export class TurnBatchedFile {
+  #lines: string[] = [];
+
+  constructor(private readonly fd: number) {}
+
+  write(line: string): boolean {
+    if (this.#lines.length === 0) {
+      unwritten.add(this);
+      setImmediate(() => this.flushSync());
+    }
+    this.#lines.push(line);
+    return true;
+  }
+
+  flushSync(): void {
+    if (this.#lines.length === 0) return;
+    const bytes = Buffer.from(this.#lines.join(""), "utf8");
+    this.#lines = [];
+    unwritten.delete(this);
+    try {
+      // A regular file takes the whole write; the loop is for the rare short write.
+      for (let offset = 0; offset < bytes.length; ) offset += writeSync(this.fd, bytes, offset);
+    } catch (error) {
+      // A log that cannot be written (a full disk) must not take the daemon and its sessions down.
+      process.stderr.write(`venom: could not write the log: ${(error as Error).message}\n`);
+    }
+  }
 }

@@ -1,5 +1,5 @@
 import { defineTool, ToolFailure } from "@venom/proto";
-import { z } from "zod";
+import * as z from "zod";
 import { jobView, type OrchContext } from "../context.js";
 
 const CancelInput = z.strictObject({ job: z.string().min(1).max(64) });

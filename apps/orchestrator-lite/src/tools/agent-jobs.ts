@@ -1,5 +1,5 @@
 import { defineTool, terminalSafe } from "@venom/proto";
-import { z } from "zod";
+import * as z from "zod";
 import { jobView, type OrchContext } from "../context.js";
 
 /** The jobs this session may see: the owner's view is every job; a delegate's, those of its own delegation. */

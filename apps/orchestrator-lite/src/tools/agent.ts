@@ -1,7 +1,7 @@
 import { relative } from "node:path";
 import { defineTool, ErrorCode, ProtocolError, ToolFailure } from "@venom/proto";
 import { isSecretShaped, resolveCwd } from "@venom/runtime";
-import { z } from "zod";
+import * as z from "zod";
 import { type Adapter, adapters, launchArgv, type Resolution, resolveAdapter } from "../adapters.js";
 import type { OrchContext } from "../context.js";
 import { agentConfigFound, launchSummary } from "../summary.js";

@@ -1,3 +1,4 @@
+import { isatty } from "node:tty";
 import { type ApprovalRequest, cutMiddle, terminalLine, terminalSafe } from "@venom/proto";
 
 const MAX_SUMMARY_SHOWN = 1024;
@@ -8,7 +9,8 @@ const MAX_SUMMARY_SHOWN = 1024;
  * server denies every approval (spec, "Approval behavior").
  */
 export function terminalGate(program: string): ((request: ApprovalRequest) => Promise<"approve" | "deny">) | undefined {
-  if (!process.stdin.isTTY || !process.stderr.isTTY) return undefined;
+  // isatty, not process.stdin.isTTY: reading process.stdin builds a stream for it, which every command would pay for.
+  if (!isatty(0) || !isatty(2)) return undefined;
   return async (request) => {
     // Everything shown comes from the server and, through it, from an agent: escaped, and the summary cut in the middle.
     const summary = cutMiddle(terminalSafe(request.summary), MAX_SUMMARY_SHOWN).replace(/\n/g, "\n  ");
