@@ -3,7 +3,8 @@
 // with the system C compiler ($CC, else `cc`). Without a compiler the build
 // still succeeds, says so, and leaves no launcher in dist: @venom/runtime then
 // confines through its Node launcher, and hello/status name which is in use.
-// A compiler that rejects the source fails the build.
+// A compiler that rejects the source fails the build; a warning does not (a newer
+// compiler on a user's machine may warn where this one did not).
 import { spawnSync } from "node:child_process";
 import { mkdirSync, rmSync } from "node:fs";
 import { fileURLToPath } from "node:url";
@@ -14,7 +15,7 @@ const compiler = process.env.CC || "cc";
 
 mkdirSync(fileURLToPath(new URL("../dist/", import.meta.url)), { recursive: true });
 rmSync(output, { force: true });
-const result = spawnSync(compiler, ["-std=gnu11", "-O2", "-Wall", "-Wextra", "-Werror", "-o", output, source], { stdio: "inherit" });
+const result = spawnSync(compiler, ["-std=gnu11", "-O2", "-Wall", "-Wextra", "-o", output, source], { stdio: "inherit" });
 if (result.error?.code === "ENOENT") {
   console.warn(
     `@venom/native: no C compiler (${compiler}): the sandbox launcher is not built; confined launches use the slower Node launcher`,
