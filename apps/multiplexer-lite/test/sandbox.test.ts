@@ -27,7 +27,11 @@ s.on("data", (d) => {
   for (let nl = buffer.indexOf("\\n"); nl !== -1; nl = buffer.indexOf("\\n")) {
     const msg = JSON.parse(buffer.slice(0, nl));
     buffer = buffer.slice(nl + 1);
-    if (msg.id === 1) send(2, method, JSON.parse(params));
+    if (msg.id === 1) {
+      // What hello tells this caller about its confinement (the notices name it, or say nothing will be started for it).
+      for (const notice of msg.result.notices) if (/your delegation is confined|starts no process for you/.test(notice)) console.log("NOTICE", notice);
+      send(2, method, JSON.parse(params));
+    }
     if (msg.id === 2) {
       console.log("ANSWER", JSON.stringify(msg.error ? msg.error.message : msg.result.id ?? msg.result.content));
       s.end();
@@ -189,6 +193,8 @@ describe('panes under [sandbox] mode = "landlock" (docs/security-model.md, Confi
       await expect.poll(() => screen(agent.id), { timeout: 60_000 }).toMatch(/AGENT-DONE/);
       // The pane it asked for started (the person approved it), and is confined as the agent is.
       expect(await screen(agent.id)).toMatch(/ANSWER "%\d+"/);
+      // Hello said so: what it asks Venom to start runs confined as it is.
+      expect(await screen(agent.id)).toMatch(/NOTICE your delegation is confined \(1 Landlock layer\)/);
       await expect.poll(() => screen("spawned"), { timeout: 30_000 }).toMatch(/secret: Permission denied/);
       expect(await screen("spawned")).toMatch(/by-pane: Permission denied/);
       expect(await screen("spawned")).not.toContain("PRIVATE-KEY-CANARY");
@@ -202,6 +208,7 @@ describe('panes under [sandbox] mode = "landlock" (docs/security-model.md, Confi
       // Out of its process tree and environment it is known by nothing but no_new_privs, which every confined process keeps:
       // its confinement cannot be known, so nothing is started for it.
       await expect.poll(() => screen(agent.id), { timeout: 30_000 }).toMatch(/ANSWER "refused: you run under no_new_privs/);
+      expect(await screen(agent.id)).toMatch(/NOTICE you run under no_new_privs.*: Venom starts no process for you/);
       expect((await owner.request("pane/list", {})).panes.map((pane: { name: string }) => pane.name)).not.toContain("detached");
       expect(existsSync(join(outside, "by-detached"))).toBe(false);
     } finally {
