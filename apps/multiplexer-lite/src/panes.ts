@@ -6,6 +6,7 @@ import {
   type Config,
   type DelegationOwner,
   delegatedEnv,
+  findRecord,
   isRunning,
   killGroup,
   type LauncherTable,
@@ -15,6 +16,7 @@ import {
   reapAdopted,
   removeRecord,
   resolveCwd,
+  type SandboxProfile,
   SandboxUnavailableError,
   type SessionState,
   sandboxedCommand,
@@ -186,7 +188,7 @@ export class PaneTable {
     if (!resolvesToProgram(argv[0] as string, env.PATH ?? "", cwd)) {
       throw new ProtocolError(ErrorCode.InvalidParams, `invalid params: argv.0: no such program: ${argv[0]}`, { path: ["argv", "0"] });
     }
-    const { sandbox, ...confined } = this.#confined(session, cwd, argv, env, params.agent);
+    const { sandbox, ...confined } = this.#confined(session, cwd, argv, env, params);
     this.#next = serial + 1;
     const pane = new Pane(
       {
@@ -256,12 +258,20 @@ export class PaneTable {
   }
 
   /**
-   * Under the delegation's own confinement (when a confined delegate asks) and
-   * with sandbox.mode = "landlock": the launcher to spawn instead, HOME and
-   * TMPDIR in $VENOM_HOME/agents/<agent or "pane"> (the delegation's when it
-   * is confined); and the layers, for the pane's record.
+   * Under the delegation's own confinement (when a confined delegate asks, or
+   * the caller names one in `confinedAs`) and with sandbox.mode = "landlock":
+   * the launcher to spawn instead, HOME and TMPDIR in
+   * $VENOM_HOME/agents/<agent or "pane"> (the delegation's when it is
+   * confined); and the layers, for the pane's record.
    */
-  #confined(session: SessionState, cwd: string, argv: string[], env: Record<string, string>, agent = "pane") {
+  #confined(
+    session: SessionState,
+    cwd: string,
+    argv: string[],
+    env: Record<string, string>,
+    { agent = "pane", confinedAs }: z.infer<typeof PaneNewParamsSchema>,
+  ) {
+    const inherited = session.confinement && [...session.confinement, ...this.#layersOf(confinedAs)];
     try {
       const sandbox = sandboxFor(
         session.config,
@@ -269,10 +279,11 @@ export class PaneTable {
           workspace: session.workspace,
           cwd,
           home: join(this.host.home.agents, agent),
+          records: this.host.home.delegations,
           path: env.PATH,
         },
         agent,
-        session.confinement,
+        inherited,
       );
       // node-pty sets PWD for a program it starts itself; the launcher passes env on exactly, so PWD is set here.
       return sandbox ? { launch: sandboxedCommand(sandbox, argv, { ...env, PWD: cwd }), sandbox } : { sandbox: [] };
@@ -280,6 +291,18 @@ export class PaneTable {
       if (error instanceof SandboxUnavailableError) throw new ProtocolError(ErrorCode.InternalError, error.message);
       throw error;
     }
+  }
+
+  /** The layers of the record `confinedAs` names (none when it names none). */
+  #layersOf(confinedAs: string | undefined): readonly SandboxProfile[] {
+    if (confinedAs === undefined) return [];
+    const record = findRecord(this.host.home, confinedAs);
+    if (record === null) {
+      throw new ProtocolError(ErrorCode.InvalidParams, `invalid params: confinedAs: no delegation record ${JSON.stringify(confinedAs)}`, {
+        path: ["confinedAs"],
+      });
+    }
+    return record.sandbox;
   }
 
   #env(params: z.infer<typeof PaneNewParamsSchema>, parent: string, parentDepth: number, maxDepth: number): Record<string, string> {

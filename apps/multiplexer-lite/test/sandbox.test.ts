@@ -1,54 +1,16 @@
 import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { cleanupAll, cli, connect, startDaemon, startEcho, startMux, tempDir } from "@venom/testkit";
+import { ASK, DETACH } from "@venom/testkit/escape";
 import { afterAll, describe, expect, it } from "vitest";
 
 const WITHOUT_LANDLOCK = createRequire(import.meta.url).resolve("@venom/testkit/without-landlock.mjs");
 const MUX_MAIN = fileURLToPath(new URL("../dist/main.js", import.meta.url));
 
 afterAll(cleanupAll);
-
-/**
- * What a confined agent runs to get work done outside its sandbox: a raw
- * venom/1 client (node builtins only: the repo is not readable in there) that
- * asks a daemon's socket for one request after hello and prints the answer.
- */
-const ASK = `
-const [socket, method, params] = process.argv.slice(2);
-const s = require("node:net").createConnection(socket);
-const send = (id, method, params) => s.write(JSON.stringify({ jsonrpc: "2.0", id, method, params }) + "\\n");
-let buffer = "";
-s.on("connect", () => send(1, "hello", { protocol: "venom/1", client: { name: "escape", version: "0" } }));
-s.on("data", (d) => {
-  buffer += d;
-  for (let nl = buffer.indexOf("\\n"); nl !== -1; nl = buffer.indexOf("\\n")) {
-    const msg = JSON.parse(buffer.slice(0, nl));
-    buffer = buffer.slice(nl + 1);
-    if (msg.id === 1) {
-      // What hello tells this caller about its confinement (the notices name it, or say nothing will be started for it).
-      for (const notice of msg.result.notices) if (/your delegation is confined|starts no process for you/.test(notice)) console.log("NOTICE", notice);
-      send(2, method, JSON.parse(params));
-    }
-    if (msg.id === 2) {
-      console.log("ANSWER", JSON.stringify(msg.error ? msg.error.message : msg.result.id ?? msg.result.content));
-      s.end();
-    }
-  }
-});
-`;
-
-/**
- * Runs "$@" outside the pane's process tree and environment: a double fork
- * (the orphan is re-parented to the daemon, a child subreaper, once its parent
- * exits; it waits until its parent is no longer the subshell of this script's
- * shell, passed as $0) and env -i, so neither ancestry nor markers lead back
- * to a record.
- */
-const DETACH = `( sh -c 'while [ "$(grep ^PPid: /proc/$(grep ^PPid: /proc/$$/status | cut -f2)/status | cut -f2)" = "$0" ]; do sleep 0.1; done; exec env -i "$@"' "$$" "$@" & )
-`;
 
 describe('panes under [sandbox] mode = "landlock" (docs/security-model.md, Confinement)', () => {
   it("a pane is confined like a run: no write outside the workspace, no read of the real home, no signal out; its pid is the program's", async () => {
@@ -89,7 +51,7 @@ describe('panes under [sandbox] mode = "landlock" (docs/security-model.md, Confi
     }
   });
 
-  it("[agents.NAME] sandbox confines that agent's panes while [sandbox] is off: hello says so, other panes stay unconfined", async () => {
+  it("[agents.NAME] sandbox confines that agent's panes while [sandbox] is off: hello says so, other panes stay unconfined unless narrowed by confinedAs", async () => {
     const home = tempDir("real-home");
     writeFileSync(join(home, "secret"), "PRIVATE-KEY-CANARY\n");
     const outside = tempDir("outside");
@@ -121,6 +83,25 @@ describe('panes under [sandbox] mode = "landlock" (docs/security-model.md, Confi
       // The same program in a pane of no agent runs as you, as [sandbox] mode = "off" says.
       expect(await screen(plain.id)).toContain("PRIVATE-KEY-CANARY");
       expect(existsSync(join(outside, "plain"))).toBe(true);
+      // Any caller may narrow a pane to a recorded delegation's confinement (what venom-orch does for a confined delegate)…
+      const records = join(mux.home, "state", "delegations");
+      const record = readdirSync(records)
+        .map((name) => JSON.parse(readFileSync(join(records, name), "utf8")))
+        .find((r) => r.pid === agent.pid);
+      const narrowed = await client.request("pane/new", {
+        argv: ["bash", "--norc", "--noprofile", "-c", `${probe("narrowed")}; sleep 300`],
+        confinedAs: record.id,
+      });
+      await expect.poll(() => screen(narrowed.id), { timeout: 30_000 }).toMatch(/narrowed-DONE/);
+      expect(await screen(narrowed.id)).toMatch(/narrowed: Permission denied/);
+      expect(await screen(narrowed.id)).not.toContain("PRIVATE-KEY-CANARY");
+      expect(existsSync(join(outside, "narrowed"))).toBe(false);
+      // …and naming a record that is not there starts nothing.
+      const before = (await client.request("pane/list", {})).panes.length;
+      await expect(client.request("pane/new", { argv: ["true"], confinedAs: "mux-gone-1" })).rejects.toThrow(
+        /invalid params: confinedAs: no delegation record "mux-gone-1"/,
+      );
+      expect((await client.request("pane/list", {})).panes.length).toBe(before);
       client.close();
     } finally {
       await mux.stop();
@@ -153,6 +134,39 @@ describe('panes under [sandbox] mode = "landlock" (docs/security-model.md, Confi
       expect(JSON.parse(cli(mux, ["ls", "--json"]).stdout)).toEqual([]);
       expect(existsSync(join(mux.workspace, "ran"))).toBe(false);
     } finally {
+      await mux.stop();
+    }
+  });
+
+  it("no process is confined where it could rewrite its own confinement: a VENOM_HOME inside the workspace refuses the launch", async () => {
+    const outside = tempDir("outside");
+    const workspace = tempDir("ws");
+    const home = join(workspace, "venom-home");
+    mkdirSync(home, { mode: 0o700 });
+    const mux = await startMux({ home, workspace, config: '[agents.boxed]\nexecutable = "/bin/true"\nsandbox = "landlock"\n' });
+    writeFileSync(join(workspace, "ask.cjs"), ASK);
+    // The agent drops the layers from every delegation record it can write, then asks for a pane as if it were unconfined.
+    const unconfine =
+      'const fs = require("node:fs"); const d = process.env.VENOM_HOME + "/state/delegations";' +
+      'for (const f of fs.readdirSync(d)) { const r = JSON.parse(fs.readFileSync(d + "/" + f)); r.sandbox = []; fs.writeFileSync(d + "/" + f, JSON.stringify(r)); }';
+    const owner = await connect(mux, { gate: async () => "approve" as const });
+    try {
+      const attempt = owner.request("pane/new", {
+        argv: [
+          "bash",
+          "--norc",
+          "--noprofile",
+          "-c",
+          `${process.execPath} -e '${unconfine}'; ${process.execPath} ask.cjs ${mux.socket} pane/new '${JSON.stringify({ name: "free", argv: ["sh", "-c", `echo x > ${outside}/by-pane`] })}'; sleep 300`,
+        ],
+        envPolicy: "delegated",
+        agent: "boxed",
+      });
+      await expect(attempt).rejects.toThrow(/delegation records .* could write/);
+      expect((await owner.request("pane/list", {})).panes).toEqual([]);
+      expect(existsSync(join(outside, "by-pane"))).toBe(false);
+    } finally {
+      owner.close();
       await mux.stop();
     }
   });

@@ -21,7 +21,7 @@ import { FINAL_STATES, type JobRecord, JobStore, visibleJobs } from "./jobs.js";
 /** Who launched a job, and how to reach them while it runs. */
 export interface Launcher {
   depth: number;
-  /** The delegation record a delegate descends from; null for the owner. */
+  /** The delegation record a delegate descends from; null for the owner. Its agents keep the record's confinement. */
   record: string | null;
   grant: Grant;
   /** The launching session's gate: the person's, or the relay one level up for a delegate. */
@@ -196,6 +196,7 @@ export class Orchestrator {
         ...(request.adapter.stateVar ? { stateVar: request.adapter.stateVar } : {}),
         env: request.env,
         parentDepth: request.launcher.depth,
+        ...(request.launcher.record ? { confinedAs: request.launcher.record } : {}),
         lifetime: "connection",
         ...(stdio ? { mode: "pipe" as const } : {}),
         cols: 120,

@@ -236,6 +236,8 @@ export const PaneTargetSchema = z.string().min(1).max(64);
 const PaneNameSchema = z.string().regex(/^[A-Za-z0-9_.:-]{1,64}$/, "letters, digits and _ . : - only");
 const DimensionSchema = z.number().int().min(2).max(1000);
 const EnvNameSchema = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/);
+/** A delegation record's id: also its file name in $VENOM_HOME/state/delegations. */
+export const DelegationIdSchema = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/, "letters, digits, _ and - (at most 64)");
 
 export const PaneInfoSchema = z.strictObject({
   id: z.string(),
@@ -305,6 +307,12 @@ export const PaneNewParamsSchema = z.strictObject({
    * the pane is bound to it whatever `lifetime` says; its stderr is what capture and attach show.
    */
   mode: z.enum(["pty", "pipe"]).default("pty"),
+  /**
+   * A delegation record whose Landlock layers the pane keeps, on top of the
+   * caller's own: an orchestrator launching for a confined delegate names the
+   * delegate's record. It can only narrow, so any caller may name any record.
+   */
+  confinedAs: DelegationIdSchema.optional(),
 });
 export const PaneListResultSchema = z.strictObject({ panes: z.array(PaneInfoSchema) });
 export const PaneSendParamsSchema = z.strictObject({

@@ -1,6 +1,6 @@
 import { readdirSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
-import { GrantSchema } from "@venom/proto";
+import { DelegationIdSchema, GrantSchema } from "@venom/proto";
 import * as z from "zod";
 import { privateDir, type VenomHome, writeFileAtomic } from "./home.js";
 import {
@@ -22,12 +22,11 @@ import { readSmallFile } from "./small-file.js";
 // delegate's peer process from its ancestry and stop orphans whose owner died.
 // The cleanup is cooperative: a same-user process can edit or delete records.
 
-const ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 const pid = z.number().int().min(1).max(0x7fffffff);
 const startTime = z.number().int().nonnegative();
 
 export const DelegationRecordSchema = z.strictObject({
-  id: z.string().regex(ID),
+  id: DelegationIdSchema,
   /** The daemon that started the process; its records are orphans once it is gone. */
   owner: z.strictObject({
     instance: z.string().min(1).max(256),
@@ -61,7 +60,7 @@ export type DelegationOwner = DelegationRecord["owner"];
 const MAX_RECORD_BYTES = 256 * 1024;
 
 function recordPath(home: VenomHome, id: string): string {
-  if (!ID.test(id)) throw new TypeError("delegation id must match ^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$");
+  if (!DelegationIdSchema.safeParse(id).success) throw new TypeError(`delegation id ${JSON.stringify(id)}: letters, digits, _ and - only`);
   return join(home.delegations, `${id}.json`);
 }
 
@@ -96,11 +95,17 @@ export function listRecords(home: VenomHome): DelegationRecord[] {
   const records: DelegationRecord[] = [];
   for (const name of names) {
     const id = name.endsWith(".json") ? name.slice(0, -5) : "";
-    if (!ID.test(id)) continue;
+    if (!DelegationIdSchema.safeParse(id).success) continue;
     const record = readRecord(join(home.delegations, name));
     if (record?.id === id) records.push(record);
   }
   return records;
+}
+
+/** The valid record with this id, or null (none, unreadable or malformed). */
+export function findRecord(home: VenomHome, id: string): DelegationRecord | null {
+  const record = readRecord(recordPath(home, id));
+  return record?.id === id ? record : null;
 }
 
 function readRecord(path: string): DelegationRecord | null {

@@ -53,11 +53,12 @@ afterEach(() => {
 
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-function profile(options: { network?: SandboxProfile["network"]; writable?: string[] } = {}): SandboxProfile {
+function profile(options: { network?: SandboxProfile["network"]; writable?: string[]; records?: string } = {}): SandboxProfile {
   return sandboxProfileFor({
     workspace,
     cwd: workspace,
     home: privateHome,
+    records: options.records ?? join(root, "venom-home", "state", "delegations"),
     writable: options.writable ?? [],
     network: options.network ?? "any",
     path: process.env.PATH,
@@ -219,6 +220,17 @@ echo d > ${outside}/new; rm -f ${outside}/keep; mkdir ${outside}/dir; exit 0`,
     expect(result.exitCode).toBe(0);
     expect(readFileSync(join(extra, "f"), "utf8")).toBe("ok\n");
     expect(() => profile({ writable: [join(root, "missing")] })).toThrow(/sandbox.writable: ".*missing" is not an existing absolute path/);
+  });
+
+  it("refuses a profile under which the process could write the delegation records its confinement is read from", () => {
+    const records = (under: string) => join(under, "venom-home", "state", "delegations");
+    expect(() => profile({ records: records(workspace) })).toThrow(
+      /refused: the delegation records .* lie in .*\/ws, which the process could write/,
+    );
+    const extra = join(root, "extra");
+    mkdirSync(extra, { recursive: true });
+    expect(() => profile({ writable: [extra], records: records(extra) })).toThrow(/lie in .*\/extra.*keep VENOM_HOME outside/);
+    expect(() => profile({ writable: [extra] })).not.toThrow();
   });
 });
 

@@ -51,6 +51,7 @@ export const runTool = defineTool<RunInput, EchoContext>({
         workspace: session.workspace,
         cwd: resolveCwd(cwd, session.workspace),
         home: join(home.agents, "run"),
+        records: home.delegations,
         path: env.PATH,
       },
       undefined,

@@ -1,6 +1,7 @@
 export { SandboxUnavailableError } from "./errors.js";
 export {
   kernelLandlock,
+  knownConfinement,
   type SandboxedCommand,
   type SandboxLauncher,
   sandboxedCommand,

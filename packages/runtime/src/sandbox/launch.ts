@@ -98,6 +98,11 @@ export function sandboxedCommand(
 export const UNKNOWN_CONFINEMENT =
   "you run under no_new_privs, as every process Venom confines does, but descend from no delegation record, so the confinement you must keep cannot be known";
 
+/** Refuses (SandboxUnavailableError) a launch for a session whose confinement cannot be known. */
+export function knownConfinement(inherited: readonly SandboxProfile[] | null): asserts inherited is readonly SandboxProfile[] {
+  if (inherited === null) throw new SandboxUnavailableError(`refused: ${UNKNOWN_CONFINEMENT}; nothing was started`);
+}
+
 /**
  * The Landlock layers a process started for a session runs under, or
  * undefined for none. First those of the delegation the session acts in
@@ -115,7 +120,7 @@ export function sandboxFor(
   agent?: string,
   inherited: readonly SandboxProfile[] | null = [],
 ): SandboxProfile[] | undefined {
-  if (inherited === null) throw new SandboxUnavailableError(`refused: ${UNKNOWN_CONFINEMENT}; nothing was started`);
+  knownConfinement(inherited);
   const sandbox = agentSandbox(config, agent);
   const within = inherited.at(-1);
   const own =

@@ -1,6 +1,6 @@
 import { existsSync, realpathSync } from "node:fs";
 import { homedir } from "node:os";
-import { delimiter, dirname, isAbsolute, join } from "node:path";
+import { basename, delimiter, dirname, isAbsolute, join } from "node:path";
 import { privateDir } from "../home.js";
 import { isWithin } from "../session.js";
 import { SandboxUnavailableError } from "./errors.js";
@@ -18,6 +18,11 @@ export interface SandboxSpec {
   cwd: string;
   /** The process's private home, created 0700; its temp dir is `tmp` inside it. */
   home: string;
+  /**
+   * The delegation records' directory: what a confined caller's descendants
+   * are confined by is read from it, so no profile may let the process write it.
+   */
+  records: string;
   /** sandbox.writable: extra paths with every right (absolute; each must exist). */
   writable: readonly string[];
   network: SandboxProfile["network"];
@@ -46,6 +51,14 @@ export function sandboxProfileFor(spec: SandboxSpec): SandboxProfile {
   const tmp = join(spec.home, "tmp");
   privateDir(spec.home);
   privateDir(tmp);
+  // Its parent (state/) exists while a daemon runs; the records directory itself may not yet.
+  const records = join(canonical(dirname(spec.records)), basename(spec.records));
+  const exposing = [spec.workspace, ...writable, realpathSync(spec.home)].find((root) => isWithin(root, records));
+  if (exposing) {
+    throw new SandboxUnavailableError(
+      `refused: the delegation records (${records}) lie in ${exposing}, which the process could write, so it could rewrite its own confinement; keep VENOM_HOME outside the workspace and sandbox.writable`,
+    );
+  }
   const cwd = canonical(spec.cwd);
   if (![spec.workspace, ...writable].some((root) => isWithin(root, cwd))) {
     throw new SandboxUnavailableError("the process would start outside the workspace and sandbox.writable");

@@ -1,0 +1,61 @@
+import { existsSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { cleanupAll, tempDir } from "@venom/testkit";
+import { ASK, DETACH } from "@venom/testkit/escape";
+import { afterAll, describe, expect, it } from "vitest";
+import { startStack } from "./stack.js";
+
+afterAll(cleanupAll);
+
+describe("venom-orch under Landlock confinement (docs/security-model.md, Confinement)", () => {
+  it("an agent confined by its own [agents.NAME] sandbox gets no unconfined agent by asking venom-orch", async () => {
+    const outside = tempDir("outside");
+    const realHome = tempDir("real-home");
+    writeFileSync(join(realHome, "secret"), "PRIVATE-KEY-CANARY\n");
+    // An unconfined agent's config: it tries to write outside the workspace and read a key in the real home.
+    const breakOut = (name: string) => `echo HOME=$HOME; echo x > ${outside}/${name}; cat ${realHome}/secret; echo FREE-DONE`;
+    const ask = (params: unknown) => `${process.execPath} ask.cjs "$VENOM_HOME/state/orch.sock" tools/call '${JSON.stringify(params)}'`;
+    const free = (name: string) => ({ name: "agent", arguments: { agent: `free-${name}`, prompt: "go" } });
+    // The confined agent asks venom-orch for the free agent twice: as itself, then from a process that
+    // double-forked away from its pane and cleared its environment (no ancestry, no markers).
+    const boxed = [
+      ask(free("asked")),
+      `sh detach.sh ${ask(free("detached"))} > detached.out`,
+      "while ! grep -q ANSWER detached.out 2>/dev/null; do sleep 0.2; done; cat detached.out",
+      "echo BOXED-DONE",
+    ].join("; ");
+    const stack = await startStack({
+      config: [
+        `[agents.boxed]\nexecutable = "/bin/sh"\nargs = ${JSON.stringify(["-c", boxed])}\nsandbox = "landlock"\n`,
+        ...["asked", "detached"].map(
+          (name) => `[agents.free-${name}]\nexecutable = "/bin/sh"\nargs = ${JSON.stringify(["-c", breakOut(`by-${name}`)])}\n`,
+        ),
+      ].join("\n"),
+      env: { HOME: realHome },
+    });
+    writeFileSync(join(stack.workspace, "ask.cjs"), ASK);
+    writeFileSync(join(stack.workspace, "detach.sh"), DETACH);
+    // The person approves everything (the relay brings the confined agent's request here): only confinement stands in the way.
+    const { client } = await stack.person();
+    try {
+      const result = await client.callTool("agent", { agent: "boxed", prompt: "go" }, { timeoutSeconds: 120 });
+      const screen = String(result.content);
+      expect(screen).toContain("BOXED-DONE");
+      // The agent venom-orch started for it ran (the person approved it), confined as the confined agent is.
+      expect(screen).toMatch(/NOTICE your delegation is confined \(1 Landlock layer\)/);
+      expect(screen).toMatch(/ANSWER ".*FREE-DONE/);
+      expect(screen).toMatch(/by-asked: Permission denied/);
+      expect(existsSync(join(outside, "by-asked"))).toBe(false);
+      expect(screen).not.toContain("PRIVATE-KEY-CANARY");
+      // In the confined agent's private home, the one directory of its own its sandbox lets it write.
+      expect(screen).toContain(`HOME=${join(stack.home, "agents", "boxed")}`);
+      // Known by nothing but no_new_privs, it is refused: nothing is started for it.
+      expect(screen).toMatch(/NOTICE you run under no_new_privs.*: Venom starts no process for you/);
+      expect(screen).toMatch(/ANSWER "refused: you run under no_new_privs/);
+      expect(existsSync(join(outside, "by-detached"))).toBe(false);
+      expect(stack.runs("free-detached")).toEqual([]);
+    } finally {
+      client.close();
+    }
+  });
+});
