@@ -9,7 +9,7 @@ import { cleanEnv, fmt, median, ROOT } from "./lib.mjs";
 export const title = "Conformance run time per target";
 
 const CONFORMANCE = join(ROOT, "conformance/dist/main.js");
-const TARGETS = ["echo", "mux"];
+const TARGETS = ["echo", "mux", "orch"];
 
 /** Wall time and verdict of one run (it exits 1 when a check fails: recorded, not thrown). */
 function runOnce(target, only) {
