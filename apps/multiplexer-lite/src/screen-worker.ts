@@ -17,11 +17,11 @@ import { answerQueries, WINDOW_REPORTS } from "./terminal-answers.js";
  * two ways. A request (capture, screen, settled…) gives xterm its model's
  * whole queue at once: that model is parsed up to the request and answered
  * ahead of every other model's backlog, so an answer waits for its own pane's
- * output, never for the others'. Otherwise background turns hand the models
+ * output, not for the others'. Otherwise background turns hand the models
  * with queued output a share each of TURN_CHARS, in turns; a turn starts once
- * xterm has parsed the last one's, and requests come in between turns. One
- * pane's flood costs a request on another pane at most a turn and one of
- * xterm's 12 ms slices; test/screen-backlog.test.ts and
+ * xterm has parsed the last one's, and requests come in between turns. Other
+ * panes' backlogs cost a request at most one turn for every 12 ms slice of
+ * xterm's parsing (it yields between writes); test/screen-backlog.test.ts and
  * test/screen-fairness.test.ts prove it.
  */
 
@@ -175,10 +175,13 @@ class Screen {
     let given = 0;
     let taken = 0;
     const output: string[] = [];
+    let joined = 0;
     for (const item of this.#queue) {
       if (typeof item === "string") {
         if (given >= chars) break;
-        output.push(item);
+        // Small pieces (a line each, from many busy panes) go to xterm as one write; large ones as they came.
+        if (joined + item.length > WRITE_CHARS) this.#parse(output.splice(0));
+        joined = output.push(item) === 1 ? item.length : joined + item.length;
         given += item.length;
       } else {
         const { terminal } = this;
@@ -225,6 +228,8 @@ class Screen {
  */
 const TURN_CHARS = 64 * 1024;
 const TURN_MODELS = 8;
+/** Queued output is joined into writes to xterm of at most this many characters (one pty batch). */
+const WRITE_CHARS = 64 * 1024;
 /** Models with output queued, in the order of their turns. */
 const waiting = new Set<Screen>();
 let turnScheduled = false;
