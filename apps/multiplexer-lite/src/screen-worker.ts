@@ -222,9 +222,9 @@ class Screen {
 /**
  * Output handed to xterm in one background turn, shared by the models
  * waiting: at most this many characters (about 2 ms of parsing) and this many
- * models (each write to another model's buffers is a few hundred µs when the
- * caches are cold), the most a request waits for other panes' output besides
- * one 12 ms slice of another request's.
+ * models (each a write of its own to xterm, with its own overhead): the most a
+ * request waits for other panes' output before its own is parsed. With 200
+ * busy panes, a turn of all of them kept a request waiting behind 200 writes.
  */
 const TURN_CHARS = 64 * 1024;
 const TURN_MODELS = 8;
