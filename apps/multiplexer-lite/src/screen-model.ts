@@ -14,6 +14,17 @@ import type { FromWorker, ScreenState, ToWorker, WorkerReply } from "./screen-wo
  */
 const HIGH_WATER = 1024 * 1024;
 const LOW_WATER = 256 * 1024;
+/**
+ * The same for every model of the daemon together: with hundreds of busy
+ * panes and a worker short of CPU, a mebibyte each would let hundreds of
+ * mebibytes of output wait in the worker's heap (and its garbage collections). Past
+ * the high mark, a pane that writes with more than SMALL_LAG of its own
+ * unparsed is paused until the total is back under the low mark; a pane with
+ * less (a prompt, an echo) is never paused for the others' output.
+ */
+const TOTAL_HIGH_WATER = 4 * 1024 * 1024;
+const TOTAL_LOW_WATER = 1024 * 1024;
+const SMALL_LAG = 16 * 1024;
 
 /**
  * The daemon's one screen worker, shared by all its panes (two cores: one
@@ -29,6 +40,10 @@ class ScreenWorker {
   #nextKey = 1;
   #nextId = 1;
   #outgoing: ToWorker[] = [];
+  /** Characters written to the models and not parsed yet, all models together. */
+  lag = 0;
+  /** The models whose pane is paused, each resumed once it and the total have caught up. */
+  readonly paused = new Set<ScreenModel>();
 
   constructor() {
     this.#worker.on("message", (message: FromWorker) => this.#onMessage(message));
@@ -83,6 +98,7 @@ class ScreenWorker {
   #onMessage(message: FromWorker): void {
     if (message.op === "parsed") {
       for (const [key, parsed] of message.totals) this.#models.get(key)?.parsedUpTo(parsed);
+      for (const model of this.paused) model.resumeIfCaughtUp();
       return;
     }
     if (message.op === "answer") {
@@ -130,18 +146,27 @@ export class ScreenModel {
   write(data: string): void {
     if (this.#closed) return;
     this.#written += data.length;
+    this.#worker.lag += data.length;
     this.#worker.post({ op: "write", key: this.#key, data });
-    if (!this.#lagging && this.#written - this.#parsed > HIGH_WATER) {
+    const lag = this.#written - this.#parsed;
+    if (!this.#lagging && (lag > HIGH_WATER || (this.#worker.lag > TOTAL_HIGH_WATER && lag > SMALL_LAG))) {
       this.#lagging = true;
+      this.#worker.paused.add(this);
       this.backpressure(true);
     }
   }
 
   /** Called by the worker handle with the characters parsed so far. */
   parsedUpTo(parsed: number): void {
+    this.#worker.lag -= parsed - this.#parsed;
     this.#parsed = parsed;
-    if (this.#lagging && this.#written - this.#parsed < LOW_WATER) {
+  }
+
+  /** Resume the pane once its model is under the low mark and every model together under theirs. */
+  resumeIfCaughtUp(): void {
+    if (this.#written - this.#parsed < LOW_WATER && this.#worker.lag < TOTAL_LOW_WATER) {
       this.#lagging = false;
+      this.#worker.paused.delete(this);
       this.backpressure(false);
     }
   }
@@ -177,6 +202,9 @@ export class ScreenModel {
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
+    // Whatever it still had unparsed will never be, as far as the others' backpressure goes.
+    this.#worker.lag -= this.#written - this.#parsed;
+    this.#worker.paused.delete(this);
     this.#worker.close(this.#key);
   }
 

@@ -12,13 +12,17 @@ import { answerQueries, WINDOW_REPORTS } from "./terminal-answers.js";
  * and writing to viewers on the daemon's main thread. Messages arrive in the
  * order the main thread posted them, which is what makes a request "settled".
  *
- * Fair service: each pane's model has a queue of its own (output, resizes,
- * requests, in stream order), and xterm works through a queue in slices of
- * about 12 ms, yielding to the next turn of this thread between them (see the
- * timer shim below): the panes' queues take turns, and a request waits only
- * for its own pane's queue. One pane's flood costs the others at most a slice
- * per turn; its own backlog is bounded by backpressure (output) and by
- * coalescing (resizes). test/screen-fairness.test.ts proves it.
+ * Who is parsed first: each model keeps what it was sent (output, resizes,
+ * requests, in stream order) in a queue of its own, and xterm is given it in
+ * two ways. A request (capture, screen, settled…) gives xterm its model's
+ * whole queue at once: that model is parsed up to the request and answered
+ * ahead of every other model's backlog, so an answer waits for its own pane's
+ * output, not for the others'. Otherwise background turns hand the models
+ * with queued output a share each of TURN_CHARS, in turns; a turn starts once
+ * xterm has parsed the last one's, and requests come in between turns. Other
+ * panes' backlogs cost a request at most one turn for every 12 ms slice of
+ * xterm's parsing (it yields between writes); test/screen-backlog.test.ts and
+ * test/screen-fairness.test.ts prove it.
  */
 
 /** Main thread → worker. `key` names a pane's model; requests carry an `id` for the reply. */
@@ -75,6 +79,12 @@ const MAX_TITLE = 256;
 /** DEC private modes the serializer does not restore but a re-attached client must get: cursor visibility, SGR mouse encoding. */
 const TRACKED_MODES = [25, 1006] as const;
 
+/** A resize waiting in a model's queue: one that comes next while it waits only changes its size. */
+interface QueuedResize {
+  cols: number;
+  rows: number;
+}
+
 class Screen {
   readonly terminal: xterm.Terminal;
   readonly #serialize = new serializeAddon.SerializeAddon();
@@ -85,12 +95,8 @@ class Screen {
   ]);
   parsed = 0;
   title = "";
-  /**
-   * The size of a resize still queued behind output, while nothing has been
-   * queued after it: a resize that comes next only changes that size. A flood
-   * of resizes costs one reflow of the scrollback, not one each.
-   */
-  #queuedResize: { cols: number; rows: number } | undefined;
+  /** What this model was sent and xterm has not been given yet: output, resizes, and what to run once what came before is parsed. */
+  #queue: (string | QueuedResize | (() => void))[] = [];
 
   constructor(
     readonly key: number,
@@ -126,40 +132,138 @@ class Screen {
     }
   }
 
-  /** xterm queues the write and parses it in slices of its own; the main thread hears when it is done. */
+  /** Queued, to be parsed in a background turn or ahead of a request. */
   write(data: string): void {
-    this.#queuedResize = undefined;
-    this.terminal.write(data, () => {
-      this.parsed += data.length;
-      reportParsed(this);
-    });
-  }
-
-  /** Run `fn` once everything received so far has been parsed (xterm runs write callbacks in order). */
-  after(fn: () => void): void {
-    this.#queuedResize = undefined;
-    this.terminal.write("", fn);
+    this.#queue.push(data);
+    waitForTurn(this);
   }
 
   /** In stream order: what came before the resize is parsed at the old size, what comes after at the new one. */
   resize(cols: number, rows: number): void {
-    if (this.#queuedResize) {
-      this.#queuedResize.cols = cols;
-      this.#queuedResize.rows = rows;
-      return;
+    const last = this.#queue.at(-1);
+    // A flood of resizes costs one reflow of the scrollback, not one each.
+    if (typeof last === "object") Object.assign(last, { cols, rows });
+    else this.#queue.push({ cols, rows });
+    waitForTurn(this);
+  }
+
+  /** Run `fn` once everything received so far has been parsed: all of it goes to xterm now, ahead of other models' queues. */
+  after(fn: () => void): void {
+    this.#queue.push(fn);
+    this.handOver(Number.POSITIVE_INFINITY);
+  }
+
+  /** Closed: what was asked before is answered; output after the last request is never parsed, as nobody can see it. */
+  close(): void {
+    waiting.delete(this);
+    const lastRequest = this.#queue.findLastIndex((item) => typeof item === "function");
+    this.#queue.length = lastRequest + 1;
+    this.after(() => this.terminal.dispose());
+  }
+
+  /** Is output (or a resize) still waiting to be given to xterm? */
+  get queued(): boolean {
+    return this.#queue.length > 0;
+  }
+
+  /**
+   * Give xterm the queue's output up to `chars` characters (whole writes, at
+   * least one) and what is queued between them; xterm parses in order, and
+   * reports progress as it goes. Returns the characters given.
+   */
+  handOver(chars: number): number {
+    let given = 0;
+    let taken = 0;
+    const output: string[] = [];
+    let joined = 0;
+    for (const item of this.#queue) {
+      if (typeof item === "string") {
+        if (given >= chars) break;
+        // Small pieces (a line each, from many busy panes) go to xterm as one write; large ones as they came.
+        if (joined + item.length > WRITE_CHARS) this.#parse(output.splice(0));
+        joined = output.push(item) === 1 ? item.length : joined + item.length;
+        given += item.length;
+      } else {
+        const { terminal } = this;
+        this.#parse(output.splice(0), typeof item === "function" ? item : () => terminal.resize(item.cols, item.rows));
+      }
+      taken++;
     }
-    const size = { cols, rows };
-    this.after(() => {
-      if (this.#queuedResize === size) this.#queuedResize = undefined;
-      this.terminal.resize(size.cols, size.rows);
+    this.#parse(output);
+    this.#queue.splice(0, taken);
+    return given;
+  }
+
+  /**
+   * One write to xterm: `then` runs as soon as the output is parsed, in the
+   * same callback (a write of its own would wait for another turn of this
+   * thread: xterm yields between writes once 12 ms have passed, which on a
+   * machine short of CPU is every time).
+   */
+  #parse(output: string[], then?: () => void): void {
+    const data = output.length === 1 ? (output[0] as string) : output.join("");
+    if (data === "" && !then) return;
+    this.terminal.write(data, () => {
+      if (data !== "") {
+        this.parsed += data.length;
+        reportParsed(this);
+      }
+      then?.();
     });
-    this.#queuedResize = size;
   }
 
   /** Escape sequences that redraw the screen as it is: contents, alternate screen, cursor position and visibility, modes. */
   screen(): string {
     const modes = TRACKED_MODES.map((mode) => `\x1b[?${mode}${this.#modes.get(mode) ? "h" : "l"}`).join("");
     return `\x1b[H\x1b[2J${this.#serialize.serialize({ scrollback: 0 })}${modes}`;
+  }
+}
+
+/**
+ * Output handed to xterm in one background turn, shared by the models
+ * waiting: at most this many characters (about 2 ms of parsing) and this many
+ * models (each a write of its own to xterm, with its own overhead): the most a
+ * request waits for other panes' output before its own is parsed. With 200
+ * busy panes, a turn of all of them kept a request waiting behind 200 writes.
+ */
+const TURN_CHARS = 64 * 1024;
+const TURN_MODELS = 8;
+/** Queued output is joined into writes to xterm of at most this many characters (one pty batch). */
+const WRITE_CHARS = 64 * 1024;
+/** Models with output queued, in the order of their turns. */
+const waiting = new Set<Screen>();
+let turnScheduled = false;
+
+function waitForTurn(screen: Screen): void {
+  waiting.add(screen);
+  if (!turnScheduled) {
+    turnScheduled = true;
+    setImmediate(backgroundTurn);
+  }
+}
+
+/**
+ * Each waiting model, in order, is given its share of TURN_CHARS until the
+ * turn's are all given; those left wait for the next turn, and those served
+ * go to the back of the line. xterm parses what it was given on the next turn
+ * of this thread's event loop (see the timer shim), ahead of the next
+ * background turn, which is queued after it.
+ */
+function backgroundTurn(): void {
+  turnScheduled = false;
+  let chars = TURN_CHARS;
+  const served: Screen[] = [];
+  for (const screen of waiting) if (served.push(screen) === TURN_MODELS) break;
+  const share = Math.ceil(TURN_CHARS / served.length);
+  for (const screen of served) {
+    if (chars <= 0) break;
+    waiting.delete(screen);
+    chars -= screen.handOver(Math.min(share, chars));
+    if (screen.queued) waiting.add(screen);
+  }
+  if (waiting.size > 0) {
+    turnScheduled = true;
+    setImmediate(backgroundTurn);
   }
 }
 
@@ -218,8 +322,7 @@ function handle(message: ToWorker) {
       return screen?.resize(message.cols, message.rows);
     case "close":
       screens.delete(message.key);
-      // Requests posted before the close are still answered: they are queued ahead of the dispose.
-      return screen?.after(() => screen.terminal.dispose());
+      return screen?.close();
     case "settled":
       return answer(message.id, screen, () => null);
     case "screen":
