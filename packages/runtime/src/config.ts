@@ -86,7 +86,7 @@ export const ConfigSchema = z.strictObject({
       max_panes: positiveInt.max(4096).default(256),
       /** Let a pane's OSC 52 clipboard writes through to an attached terminal (tmux's set-clipboard); off: dropped. */
       allow_clipboard: z.boolean().default(false),
-      /** Budget for every pane's screen and scrollback together, estimated at 12 bytes a cell (xterm's buffer). */
+      /** Budget for every pane's screen and scrollback together, estimated at 12 bytes a cell plus 600 a line (what an xterm model measures). */
       max_screen_memory_mb: positiveInt.max(1024 * 1024).default(3072),
       /** The first pane index (tmux's base-index): a new pane takes the lowest free index from here. */
       base_index: z.number().int().min(0).max(1_000_000).default(0),
