@@ -98,15 +98,34 @@ export function ancestors(pid: number): number[] {
   return chain;
 }
 
-/** Every process whose process group is `pgid`, zombies included (scan of /proc). */
-export function groupMembers(pgid: number): ProcessStat[] {
-  const members: ProcessStat[] = [];
+/**
+ * Every process by process group, from one scan of /proc, shared by every
+ * caller until the current synchronous run ends: a daemon stopping 200 panes
+ * at once asks for 200 groups (each twice) in one run, and scanned /proc for
+ * each. A snapshot is as good as a fresh scan for the callers: each member is
+ * signalled through a pidfd after its start time is checked again, and a
+ * group is only judged empty by a later poll.
+ */
+let groups: Map<number, ProcessStat[]> | null = null;
+
+function groupsNow(): Map<number, ProcessStat[]> {
+  if (groups) return groups;
+  const scanned = new Map<number, ProcessStat[]>();
   for (const name of readdirSync("/proc")) {
     if (!/^\d+$/.test(name)) continue;
     const stat = processStat(Number(name));
-    if (stat?.pgid === pgid) members.push(stat);
+    if (stat) scanned.set(stat.pgid, [...(scanned.get(stat.pgid) ?? []), stat]);
   }
-  return members;
+  groups = scanned;
+  queueMicrotask(() => {
+    groups = null;
+  });
+  return scanned;
+}
+
+/** Every process whose process group is `pgid`, zombies included (scan of /proc). */
+export function groupMembers(pgid: number): ProcessStat[] {
+  return groupsNow().get(pgid) ?? [];
 }
 
 /**
