@@ -52,7 +52,8 @@ export async function askApproval(
   grant: Grant,
   gate: ApprovalGate,
   request: ApprovalRequest,
-  signal: AbortSignal,
+  /** The call's signal, or how to get it: a call's signal is made only once something waits on it. */
+  cancellation: AbortSignal | (() => AbortSignal),
   unattended = false,
 ): Promise<ApprovalOutcome> {
   const decision = policyDecision(grant.policy, request.risk);
@@ -62,6 +63,7 @@ export async function askApproval(
     if (unattendedAnswer(grant.policy, request.risk, grant.autoApprove) === "allow") return { allowed: true };
     return { allowed: false, reason: `${request.tool} needs approval and no one can be asked (the client has no approval gate)` };
   }
+  const signal = typeof cancellation === "function" ? cancellation() : cancellation;
   let answer: "approve" | "deny";
   try {
     answer = await gate(request, signal);

@@ -1,19 +1,12 @@
 import { type ApprovalGate, askApproval } from "./approval.js";
+import { type CallCancellation, CallDeadline } from "./cancellation.js";
 import { ErrorCode } from "./codes.js";
 import { bounded, diagnosticFor } from "./diagnostics.js";
 import { invalidParams, ProtocolError } from "./errors.js";
 import type { Snapshot } from "./snapshot.js";
 import { cutMiddle, terminalSafe } from "./terminal-text.js";
-import type { ToolDefinition } from "./tools.js";
+import type { ToolCall, ToolDefinition } from "./tools.js";
 import type { Grant, Risk, ToolResult } from "./wire.js";
-
-/** Why a call's signal was aborted: the caller cancelled it, or its deadline passed. */
-export class CallCancelled extends Error {
-  override readonly name = "CallCancelled";
-}
-export class CallDeadline extends Error {
-  override readonly name = "CallDeadline";
-}
 
 /** Everything the dispatcher knows about the session a call belongs to. */
 export interface DispatchSession<Context> {
@@ -34,8 +27,8 @@ export interface DispatchRequest {
   arguments: unknown;
   callId: string;
   timeoutSeconds?: number | undefined;
-  /** Aborted by the caller's cancel; the dispatcher adds the deadline itself. */
-  signal: AbortSignal;
+  /** Cancelled by the caller; the dispatcher adds the deadline itself. */
+  cancellation: CallCancellation;
 }
 
 /** A validated call on its way to a tool, as decorators see it. */
@@ -89,52 +82,75 @@ export class Dispatcher<Context> {
 
     const ceiling = session.limits.maxTimeoutSeconds;
     const timeoutSeconds = Math.min(request.timeoutSeconds ?? ceiling, ceiling);
-    const controller = new AbortController();
-    const onCancel = () => controller.abort(new CallCancelled("cancelled by the caller"));
-    if (request.signal.aborted) onCancel();
-    request.signal.addEventListener("abort", onCancel, { once: true });
-    const deadline = setTimeout(() => controller.abort(new CallDeadline(`deadline of ${timeoutSeconds}s reached`)), timeoutSeconds * 1000);
-
-    const call: PreparedCall<Context> = Object.freeze({
-      definition,
-      input,
-      callId: request.callId,
-      // A risk function that throws is treated as the riskiest answer its effect allows.
-      risk: guard((): Risk => definition.risk(input, session.context), definition.effect === "mutating" ? "process" : "secret-read"),
-      // Escaped for the terminal it is shown on, and cut in the middle: a long command cannot hide its end.
-      summary: cutMiddle(terminalSafe(guard(() => definition.summarize(input, session.context), definition.name)), MAX_SUMMARY_CHARS),
-      timeoutSeconds,
-      signal: controller.signal,
-      session,
-    });
+    const { cancellation } = request;
+    const deadline = setTimeout(() => cancellation.expire(timeoutSeconds), timeoutSeconds * 1000);
+    const call = new Call(definition, input, request.callId, timeoutSeconds, session, cancellation);
     session.onEvent?.({ callId: call.callId, tool: definition.name, phase: "started" });
     let result: ToolResult;
     try {
       result = await this.#run(call, 0);
     } finally {
       clearTimeout(deadline);
-      request.signal.removeEventListener("abort", onCancel);
     }
     const final = finish(definition, result, session.limits.maxOutputBytes);
     session.onEvent?.({ callId: call.callId, tool: definition.name, phase: "finished", status: final.status });
     return final;
   }
 
-  async #run(call: PreparedCall<Context>, index: number): Promise<ToolResult> {
+  async #run(call: Call<Context>, index: number): Promise<ToolResult> {
     const decorator = this.#decorators[index];
     try {
       if (decorator) return await decorator(call, () => this.#run(call, index + 1));
-      const outcome = await call.definition.run(call.input, {
-        callId: call.callId,
-        signal: call.signal,
-        timeoutSeconds: call.timeoutSeconds,
-        context: call.session.context,
-        risk: call.risk,
-      });
+      const outcome = await call.definition.run(call.input, call.toolCall());
       return { ...outcome, status: outcome.status ?? "ok" };
     } catch (thrown) {
       return failure(call, decorator ? "decorator" : `tool ${call.definition.name}`, thrown);
     }
+  }
+}
+
+/** A prepared call; its signal is made only if a decorator, the approval or the tool asks for it. */
+class Call<Context> implements PreparedCall<Context> {
+  readonly risk: Risk;
+  readonly summary: string;
+  readonly #cancellation: CallCancellation;
+
+  constructor(
+    readonly definition: ToolDefinition<unknown, Context>,
+    readonly input: unknown,
+    readonly callId: string,
+    readonly timeoutSeconds: number,
+    readonly session: DispatchSession<Context>,
+    cancellation: CallCancellation,
+  ) {
+    // A risk function that throws is treated as the riskiest answer its effect allows.
+    this.risk = guard((): Risk => definition.risk(input, session.context), definition.effect === "mutating" ? "process" : "secret-read");
+    // Escaped for the terminal it is shown on, and cut in the middle: a long command cannot hide its end.
+    this.summary = cutMiddle(terminalSafe(guard(() => definition.summarize(input, session.context), definition.name)), MAX_SUMMARY_CHARS);
+    this.#cancellation = cancellation;
+    Object.freeze(this);
+  }
+
+  get signal(): AbortSignal {
+    return this.#cancellation.signal;
+  }
+
+  get aborted(): boolean {
+    return this.#cancellation.aborted;
+  }
+
+  /** What the tool's run() gets. */
+  toolCall(): ToolCall<Context> {
+    const cancellation = this.#cancellation;
+    return {
+      callId: this.callId,
+      get signal() {
+        return cancellation.signal;
+      },
+      timeoutSeconds: this.timeoutSeconds,
+      context: this.session.context,
+      risk: this.risk,
+    };
   }
 }
 
@@ -147,9 +163,9 @@ function guard<T>(fn: () => T, fallback: T): T {
   }
 }
 
-function failure<Context>(call: PreparedCall<Context>, where: string, thrown: unknown): ToolResult {
+function failure<Context>(call: Call<Context>, where: string, thrown: unknown): ToolResult {
   const message = diagnosticFor(where, thrown);
-  if (call.signal.aborted) {
+  if (call.aborted) {
     // Cancellation does not prove a mutating operation had no effect (RFC 0008).
     return call.definition.effect === "mutating"
       ? {
@@ -205,6 +221,6 @@ export function fitEncoded(text: string, max: number, keep: "head" | "tail" = "h
 const approvalGate: Decorator<unknown> = async (call, next) => {
   const { grant, gate, label, unattended } = call.session;
   const request = { callId: call.callId, tool: call.definition.name, summary: call.summary, risk: call.risk, label };
-  const outcome = await askApproval(grant, gate, request, call.signal, unattended);
+  const outcome = await askApproval(grant, gate, request, () => call.signal, unattended);
   return outcome.allowed ? next() : denied(outcome.reason);
 };

@@ -3,6 +3,7 @@ import type { Readable, Writable } from "node:stream";
 import {
   type ApprovalGate,
   bounded,
+  CallCancellation,
   type Dispatcher,
   ErrorCode,
   HelloParamsSchema,
@@ -81,7 +82,7 @@ export const HELLO_DEADLINE_MS = 5_000;
 export class Connection<Context> {
   readonly rpc: RpcPeer;
   #session: ConnectionSession<Context> | null = null;
-  readonly #calls = new Map<string, AbortController>();
+  readonly #calls = new Map<string, CallCancellation>();
   readonly #closed = new AbortController();
   readonly #helloDeadline: NodeJS.Timeout;
 
@@ -102,7 +103,7 @@ export class Connection<Context> {
         closed: () => {
           clearTimeout(this.#helloDeadline);
           // A closed connection cancels its calls: nobody is left to receive them.
-          for (const controller of this.#calls.values()) controller.abort();
+          for (const cancellation of this.#calls.values()) cancellation.cancel();
           this.#closed.abort();
           this.#disposeWhenIdle();
           onClosed();
@@ -165,9 +166,9 @@ export class Connection<Context> {
       case "tools/call":
         return this.#call(session, value as z.infer<(typeof Methods)["tools/call"]["params"]>);
       case "tools/cancel": {
-        const controller = this.#calls.get((value as { callId: string }).callId);
-        controller?.abort();
-        return { cancelled: controller !== undefined };
+        const cancellation = this.#calls.get((value as { callId: string }).callId);
+        cancellation?.cancel();
+        return { cancelled: cancellation !== undefined };
       }
       case "approval/relay":
         return { decision: await this.host.relayed(value as RelayParams, this.#closed.signal) };
@@ -262,14 +263,14 @@ export class Connection<Context> {
     const callId = params.callId ?? randomUUID();
     if (this.#calls.has(callId))
       throw new ProtocolError(ErrorCode.InvalidParams, "invalid params: callId: already in use", { path: ["callId"] });
-    const controller = new AbortController();
-    this.#calls.set(callId, controller);
+    const cancellation = new CallCancellation();
+    this.#calls.set(callId, cancellation);
     this.host.callStarted();
     const started = Date.now();
     try {
       const result = await this.host.dispatcher.dispatch(
         dispatchSession(session.state, this.gate, session.context, (event) => this.rpc.notify("event/tool", event)),
-        { name: params.name, arguments: params.arguments, callId, timeoutSeconds: params.timeoutSeconds, signal: controller.signal },
+        { name: params.name, arguments: params.arguments, callId, timeoutSeconds: params.timeoutSeconds, cancellation },
       );
       this.host.logger.info({ tool: params.name, status: result.status, ms: Date.now() - started }, "tool call");
       return result;
