@@ -4,6 +4,7 @@ import {
   type ApprovalGate,
   bounded,
   CallCancellation,
+  type DispatchSession,
   type Dispatcher,
   ErrorCode,
   HelloParamsSchema,
@@ -16,7 +17,7 @@ import {
 } from "@venom/proto";
 import type { z } from "zod";
 import type { VenomHome } from "./home.js";
-import type { Logger } from "./log.js";
+import type { CallLog, Logger } from "./log.js";
 import type { PeerFacts } from "./peer.js";
 import { type LauncherTable, type RelayParams, relayGate } from "./relay.js";
 import { RpcPeer } from "./rpc.js";
@@ -48,6 +49,8 @@ export interface ConnectionHost<Context> {
   readonly outside: string;
   readonly instance: string;
   readonly logger: Logger;
+  /** The line each tool call leaves (the tool, its status, how long it took). */
+  readonly logCall: CallLog;
   readonly dispatcher: Dispatcher<Context>;
   readonly frameLimit: number;
   readonly appMethods: Readonly<Record<string, AppMethod<Context>>>;
@@ -74,6 +77,11 @@ export interface ConnectionSession<Context> {
   readonly closed: AbortSignal;
 }
 
+/** A session as its connection holds it: with what the dispatcher knows of it, made once at hello. */
+interface LiveSession<Context> extends ConnectionSession<Context> {
+  readonly dispatch: DispatchSession<Context>;
+}
+
 const MAX_CALLS_PER_CONNECTION = 16;
 /** A peer that has not said hello by then is closed: a silent connection must not hold a slot. */
 export const HELLO_DEADLINE_MS = 5_000;
@@ -81,7 +89,7 @@ export const HELLO_DEADLINE_MS = 5_000;
 /** One client connection: hello first, then venom/1 methods under the session's grant. */
 export class Connection<Context> {
   readonly rpc: RpcPeer;
-  #session: ConnectionSession<Context> | null = null;
+  #session: LiveSession<Context> | null = null;
   readonly #calls = new Map<string, CallCancellation>();
   readonly #closed = new AbortController();
   readonly #helloDeadline: NodeJS.Timeout;
@@ -129,7 +137,8 @@ export class Connection<Context> {
     }
   }
   #disposed = false;
-  #greeted: Promise<void> = Promise.resolve();
+  /** Until hello's answer is on the wire; null once it is. */
+  #greeted: Promise<void> | null = null;
 
   get activeCalls(): number {
     return this.#calls.size;
@@ -143,7 +152,7 @@ export class Connection<Context> {
     }
     if (!session) throw new ProtocolError(ErrorCode.HelloRequired, `hello required first (protocol ${PROTOCOL})`);
     // A request pipelined right behind hello waits until hello's answer is on the wire, so nothing precedes it.
-    await this.#greeted;
+    if (this.#greeted) await this.#greeted;
     const spec = (Methods as Record<string, { direction: string; management: boolean; params: z.ZodType }>)[method];
     const app = this.host.appMethods[method];
     if (!(spec && spec.direction === "client") && !app) {
@@ -217,11 +226,16 @@ export class Connection<Context> {
       state.principal.kind === "delegate"
         ? relayGate(this.host, helloContext.record, state.principal.depth)
         : clientGate(this.rpc, hello.approvals === true);
-    this.gate = gate;
     const closed = this.#closed.signal;
     const context = this.host.createContext(state, { gate, closed, notify: (method, p) => this.rpc.notify(method, p) });
-    this.#session = { state, context, rpc: this.rpc, gate, closed };
-    this.#greeted = new Promise((resolve) => setImmediate(resolve));
+    const dispatch = dispatchSession(state, gate, context, (event) => this.rpc.notify("event/tool", event));
+    this.#session = { state, context, rpc: this.rpc, gate, closed, dispatch };
+    this.#greeted = new Promise((resolve) =>
+      setImmediate(() => {
+        this.#greeted = null;
+        resolve();
+      }),
+    );
     this.host.logger.info(
       {
         principal: state.principal.kind,
@@ -250,10 +264,8 @@ export class Connection<Context> {
     };
   }
 
-  private gate: ApprovalGate = null;
-
   async #call(
-    session: ConnectionSession<Context>,
+    session: LiveSession<Context>,
     params: { name: string; arguments: Record<string, unknown>; timeoutSeconds?: number | undefined; callId?: string | undefined },
   ) {
     requireProjectConfig(session.state);
@@ -268,11 +280,14 @@ export class Connection<Context> {
     this.host.callStarted();
     const started = Date.now();
     try {
-      const result = await this.host.dispatcher.dispatch(
-        dispatchSession(session.state, this.gate, session.context, (event) => this.rpc.notify("event/tool", event)),
-        { name: params.name, arguments: params.arguments, callId, timeoutSeconds: params.timeoutSeconds, cancellation },
-      );
-      this.host.logger.info({ tool: params.name, status: result.status, ms: Date.now() - started }, "tool call");
+      const result = await this.host.dispatcher.dispatch(session.dispatch, {
+        name: params.name,
+        arguments: params.arguments,
+        callId,
+        timeoutSeconds: params.timeoutSeconds,
+        cancellation,
+      });
+      this.host.logCall(params.name, result.status, Date.now() - started);
       return result;
     } finally {
       this.#calls.delete(callId);
