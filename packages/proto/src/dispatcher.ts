@@ -1,5 +1,5 @@
-import { type ApprovalGate, askApproval } from "./approval.js";
-import { type CallCancellation, CallDeadline } from "./cancellation.js";
+import { type ApprovalGate, approvalWithoutAsking, askApproval } from "./approval.js";
+import type { CallCancellation } from "./cancellation.js";
 import { ErrorCode } from "./codes.js";
 import { bounded, diagnosticFor } from "./diagnostics.js";
 import { invalidParams, ProtocolError } from "./errors.js";
@@ -67,24 +67,19 @@ export class Dispatcher<Context> {
     this.#decorators = Object.freeze([approvalGate as Decorator<Context>, ...decorators]);
   }
 
-  async dispatch(session: DispatchSession<Context>, request: DispatchRequest): Promise<ToolResult> {
-    const definition = session.snapshot.get(request.name) as ToolDefinition<unknown, Context> | undefined;
-    if (!definition || !session.grant.tools.includes(request.name)) {
-      throw new ProtocolError(ErrorCode.ToolNotGranted, `tool not in this session's snapshot or grant: ${bounded(request.name, 64)}`, {
-        tools: session.grant.tools,
-      });
+  dispatch(session: DispatchSession<Context>, request: DispatchRequest): Promise<ToolResult> {
+    let call: Call<Context>;
+    try {
+      call = prepare(session, request);
+    } catch (error) {
+      return Promise.reject(error);
     }
-    const parsed = definition.input.safeParse(request.arguments ?? {});
-    if (!parsed.success) throw invalidParams(parsed.error.issues, ["arguments"]);
-    const input = parsed.data;
-    // The call's options against what the tool takes, before anyone is asked and before anything starts.
-    definition.precheck?.(input, session.context);
+    return this.#execute(call);
+  }
 
-    const ceiling = session.limits.maxTimeoutSeconds;
-    const timeoutSeconds = Math.min(request.timeoutSeconds ?? ceiling, ceiling);
-    const { cancellation } = request;
-    const deadline = setTimeout(() => cancellation.expire(timeoutSeconds), timeoutSeconds * 1000);
-    const call = new Call(definition, input, request.callId, timeoutSeconds, session, cancellation);
+  async #execute(call: Call<Context>): Promise<ToolResult> {
+    const { session, definition } = call;
+    const deadline = setTimeout(expire, call.timeoutSeconds * 1000, call);
     session.onEvent?.({ callId: call.callId, tool: definition.name, phase: "started" });
     let result: ToolResult;
     try {
@@ -101,19 +96,47 @@ export class Dispatcher<Context> {
     const decorator = this.#decorators[index];
     try {
       if (decorator) return await decorator(call, () => this.#run(call, index + 1));
-      const outcome = await call.definition.run(call.input, call.toolCall());
-      return { ...outcome, status: outcome.status ?? "ok" };
+      return withStatus(await call.definition.run(call.input, new RunningCall(call)));
     } catch (thrown) {
       return failure(call, decorator ? "decorator" : `tool ${call.definition.name}`, thrown);
     }
   }
 }
 
-/** A prepared call; its signal is made only if a decorator, the approval or the tool asks for it. */
+/**
+ * Everything that can refuse a call before anyone is asked: the name against
+ * the session's snapshot and grant, the input against the tool's schema, the
+ * call's options against what the tool takes (precheck).
+ */
+function prepare<Context>(session: DispatchSession<Context>, request: DispatchRequest): Call<Context> {
+  const definition = session.snapshot.get(request.name) as ToolDefinition<unknown, Context> | undefined;
+  if (!definition || !session.grant.tools.includes(request.name)) {
+    throw new ProtocolError(ErrorCode.ToolNotGranted, `tool not in this session's snapshot or grant: ${bounded(request.name, 64)}`, {
+      tools: session.grant.tools,
+    });
+  }
+  const parsed = definition.input.safeParse(request.arguments ?? {});
+  if (!parsed.success) throw invalidParams(parsed.error.issues, ["arguments"]);
+  const input = parsed.data;
+  definition.precheck?.(input, session.context);
+  const ceiling = session.limits.maxTimeoutSeconds;
+  const timeoutSeconds = Math.min(request.timeoutSeconds ?? ceiling, ceiling);
+  return new Call(definition, input, request.callId, timeoutSeconds, session, request.cancellation);
+}
+
+function expire(call: Call<unknown>): void {
+  call.expire();
+}
+
+/**
+ * A prepared call. Its signal is made only if a decorator, the approval or the
+ * tool asks for it, and its summary only if someone reads it (the approval
+ * prompt): most calls need neither.
+ */
 class Call<Context> implements PreparedCall<Context> {
   readonly risk: Risk;
-  readonly summary: string;
   readonly #cancellation: CallCancellation;
+  #summary: string | undefined;
 
   constructor(
     readonly definition: ToolDefinition<unknown, Context>,
@@ -125,10 +148,17 @@ class Call<Context> implements PreparedCall<Context> {
   ) {
     // A risk function that throws is treated as the riskiest answer its effect allows.
     this.risk = guard((): Risk => definition.risk(input, session.context), definition.effect === "mutating" ? "process" : "secret-read");
-    // Escaped for the terminal it is shown on, and cut in the middle: a long command cannot hide its end.
-    this.summary = cutMiddle(terminalSafe(guard(() => definition.summarize(input, session.context), definition.name)), MAX_SUMMARY_CHARS);
     this.#cancellation = cancellation;
     Object.freeze(this);
+  }
+
+  get summary(): string {
+    // Escaped for the terminal it is shown on, and cut in the middle: a long command cannot hide its end.
+    this.#summary ??= cutMiddle(
+      terminalSafe(guard(() => this.definition.summarize(this.input, this.session.context), this.definition.name)),
+      MAX_SUMMARY_CHARS,
+    );
+    return this.#summary;
   }
 
   get signal(): AbortSignal {
@@ -139,19 +169,42 @@ class Call<Context> implements PreparedCall<Context> {
     return this.#cancellation.aborted;
   }
 
-  /** What the tool's run() gets. */
-  toolCall(): ToolCall<Context> {
-    const cancellation = this.#cancellation;
-    return {
-      callId: this.callId,
-      get signal() {
-        return cancellation.signal;
-      },
-      timeoutSeconds: this.timeoutSeconds,
-      context: this.session.context,
-      risk: this.risk,
-    };
+  expire(): void {
+    this.#cancellation.expire(this.timeoutSeconds);
   }
+}
+
+/** What a tool's run() sees of its call. */
+class RunningCall<Context> implements ToolCall<Context> {
+  readonly callId: string;
+  readonly timeoutSeconds: number;
+  readonly context: Context;
+  readonly risk: Risk;
+  readonly #call: Call<Context>;
+
+  constructor(call: Call<Context>) {
+    this.callId = call.callId;
+    this.timeoutSeconds = call.timeoutSeconds;
+    this.context = call.session.context;
+    this.risk = call.risk;
+    this.#call = call;
+  }
+
+  get signal(): AbortSignal {
+    return this.#call.signal;
+  }
+}
+
+/**
+ * A tool's outcome as a result: "ok" unless it said otherwise. Built field by
+ * field, not spread: a spread made a new hidden class for every call, and
+ * every later look at the result went megamorphic (issue 11, RPC floor).
+ */
+function withStatus(outcome: Omit<ToolResult, "status"> & { status?: ToolResult["status"] }): ToolResult {
+  const result: ToolResult = { status: outcome.status ?? "ok", content: outcome.content };
+  if (outcome.data !== undefined) result.data = outcome.data;
+  if (outcome.error !== undefined) result.error = outcome.error;
+  return result;
 }
 
 /** A risk or summary function that throws must not crash the dispatcher. */
@@ -218,9 +271,10 @@ export function fitEncoded(text: string, max: number, keep: "head" | "tail" = "h
  * The approval gate: the server decides whether to ask, per call, with the exact
  * tool name and a bounded summary; a denial, a cancellation and a missing gate all deny.
  */
-const approvalGate: Decorator<unknown> = async (call, next) => {
+const approvalGate: Decorator<unknown> = (call, next) => {
   const { grant, gate, label, unattended } = call.session;
+  const early = approvalWithoutAsking(grant, gate, call.risk, call.definition.name, unattended);
+  if (early !== "ask") return early.allowed ? next() : Promise.resolve(denied(early.reason));
   const request = { callId: call.callId, tool: call.definition.name, summary: call.summary, risk: call.risk, label };
-  const outcome = await askApproval(grant, gate, request, () => call.signal, unattended);
-  return outcome.allowed ? next() : denied(outcome.reason);
+  return askApproval(grant, gate, request, call.signal, unattended).then((outcome) => (outcome.allowed ? next() : denied(outcome.reason)));
 };

@@ -4,8 +4,8 @@ import {
   type ApprovalGate,
   bounded,
   CallCancellation,
-  type DispatchSession,
   type Dispatcher,
+  type DispatchSession,
   ErrorCode,
   HelloParamsSchema,
   invalidParams,
@@ -13,7 +13,6 @@ import {
   Methods,
   PROTOCOL,
   ProtocolError,
-  type RequestId,
 } from "@venom/proto";
 import type { z } from "zod";
 import type { VenomHome } from "./home.js";
@@ -106,7 +105,7 @@ export class Connection<Context> {
       input,
       output,
       {
-        request: (method, params, id) => this.#request(method, params, id),
+        request: (method, params) => this.#request(method, params),
         diagnostic: (what) => host.logger.warn({ peerPid: peer.pid }, bounded(what)),
         closed: () => {
           clearTimeout(this.#helloDeadline);
@@ -140,11 +139,26 @@ export class Connection<Context> {
   /** Until hello's answer is on the wire; null once it is. */
   #greeted: Promise<void> | null = null;
 
+  /**
+   * A name for a call whose client chose none, unique among this connection's
+   * running calls: a random prefix drawn once per connection and a count (a
+   * UUID for every call was a visible share of the RPC floor, issue 11).
+   */
+  #newCallId(): string {
+    let callId: string;
+    do callId = `${this.#callPrefix}.${++this.#callCount}`;
+    while (this.#calls.has(callId));
+    return callId;
+  }
+  readonly #callPrefix = randomUUID();
+  #callCount = 0;
+
   get activeCalls(): number {
     return this.#calls.size;
   }
 
-  async #request(method: string, params: unknown, _id: RequestId): Promise<unknown> {
+  /** A request's answer, or a promise of it; what it throws is the error reply. */
+  #request(method: string, params: unknown): unknown {
     const session = this.#session;
     if (method === "hello") {
       if (session) throw new ProtocolError(ErrorCode.InvalidRequest, "hello was already sent on this connection");
@@ -152,7 +166,11 @@ export class Connection<Context> {
     }
     if (!session) throw new ProtocolError(ErrorCode.HelloRequired, `hello required first (protocol ${PROTOCOL})`);
     // A request pipelined right behind hello waits until hello's answer is on the wire, so nothing precedes it.
-    if (this.#greeted) await this.#greeted;
+    if (this.#greeted) return this.#greeted.then(() => this.#route(session, method, params));
+    return this.#route(session, method, params);
+  }
+
+  #route(session: LiveSession<Context>, method: string, params: unknown): unknown {
     const spec = (Methods as Record<string, { direction: string; management: boolean; params: z.ZodType }>)[method];
     const app = this.host.appMethods[method];
     if (!(spec && spec.direction === "client") && !app) {
@@ -180,7 +198,7 @@ export class Connection<Context> {
         return { cancelled: cancellation !== undefined };
       }
       case "approval/relay":
-        return { decision: await this.host.relayed(value as RelayParams, this.#closed.signal) };
+        return this.host.relayed(value as RelayParams, this.#closed.signal).then((decision) => ({ decision }));
       case "daemon/status":
         return this.host.status();
       case "daemon/stop":
@@ -272,7 +290,7 @@ export class Connection<Context> {
     if (this.#calls.size >= MAX_CALLS_PER_CONNECTION) {
       throw new ProtocolError(ErrorCode.Busy, `busy: at most ${MAX_CALLS_PER_CONNECTION} calls at once per connection`);
     }
-    const callId = params.callId ?? randomUUID();
+    const callId = params.callId ?? this.#newCallId();
     if (this.#calls.has(callId))
       throw new ProtocolError(ErrorCode.InvalidParams, "invalid params: callId: already in use", { path: ["callId"] });
     const cancellation = new CallCancellation();

@@ -12,8 +12,11 @@ import {
 import { DEFAULT_FRAME_LIMIT, FrameTooLarge, LineSplitter } from "./framing.js";
 
 export interface RpcHandlers {
-  /** Answer a request; a thrown ProtocolError becomes its error reply, anything else an internal error. */
-  request(method: string, params: unknown, id: RequestId): Promise<unknown>;
+  /**
+   * Answer a request, with a value or a promise of one; a thrown (or rejected)
+   * ProtocolError becomes its error reply, anything else an internal error.
+   */
+  request(method: string, params: unknown, id: RequestId): unknown;
   notification?(method: string, params: unknown): void;
   /** A bounded diagnostic for the log: what went wrong, never the payload. */
   diagnostic?(what: string): void;
