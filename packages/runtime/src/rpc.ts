@@ -169,7 +169,7 @@ export class RpcPeer {
     }
     const line = JSON.stringify(message);
     // Never send what the peer must refuse: a reply over the frame limit becomes an error reply instead.
-    if (Buffer.byteLength(line) >= this.#frameLimit) {
+    if (overFrameLimit(line, this.#frameLimit)) {
       const id = (message as { id?: RequestId }).id;
       this.handlers.diagnostic?.("outgoing message over the frame limit, replaced by an error");
       if (id === undefined) return;
@@ -259,6 +259,15 @@ export class RpcPeer {
       else this.#send({ jsonrpc: "2.0", id, error: displayable(protocolError) });
     }
   }
+}
+
+/**
+ * Whether a line is over the frame limit in UTF-8. A UTF-16 code unit is at
+ * most 3 bytes, so a short line is counted only when it could be over: most
+ * lines are far from the limit, and counting them was work on every call.
+ */
+function overFrameLimit(line: string, limit: number): boolean {
+  return line.length * 3 >= limit && Buffer.byteLength(line) >= limit;
 }
 
 /** An error as sent: its message often quotes what the peer sent (a target, a path), so it is escaped for a terminal. */
