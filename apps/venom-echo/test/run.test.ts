@@ -100,6 +100,25 @@ describe("run (spec, Tool rules: bash)", () => {
     await daemon.stop();
   });
 
+  it("a call cancelled while its approval is being asked is denied, and nothing runs", async () => {
+    const daemon = await startEcho();
+    let asked = false;
+    // A person who never answers: only the cancel can end the call.
+    const client = await connect(daemon, {
+      gate: () => {
+        asked = true;
+        return new Promise<"approve">(() => {});
+      },
+    });
+    const pending = client.callTool("run", { argv: ["touch", "ran"] }, { callId: "cancel-while-asked" });
+    await until(() => asked);
+    expect(await client.request("tools/cancel", { callId: "cancel-while-asked" })).toEqual({ cancelled: true });
+    expect(await pending).toMatchObject({ status: "denied", error: { message: "the call was cancelled while waiting for approval" } });
+    expect(existsSync(join(daemon.workspace, "ran"))).toBe(false);
+    client.close();
+    await daemon.stop();
+  });
+
   it("a process a tool started is a delegate: its `venom-echo stop` is refused, by markers and (under env -i) by ancestry", async () => {
     const daemon = await startEcho();
     const client = await connect(daemon, approve);

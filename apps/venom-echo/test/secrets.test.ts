@@ -48,4 +48,23 @@ describe("secrets never enter logs or responses (conformance/spec/design.md, Sec
     expect(logs.join("").length).toBeGreaterThan(100); // the daemon did log: the scan is not of empty files
     for (const text of [...seen, ...logs]) expect(text).not.toContain(CANARY);
   });
+
+  it("a tool call's line in the log (written without the redaction pass) holds its tool, status and duration, never its arguments or output", async () => {
+    const daemon = await startEcho();
+    const client = await connect(daemon);
+    expect(await client.callTool("echo", { text: CANARY })).toMatchObject({ status: "ok", content: CANARY });
+    await expect(client.callTool(CANARY, { text: CANARY })).rejects.toThrow(/not in this session's snapshot or grant/);
+    await expect(client.callTool("echo", { text: CANARY, extra: CANARY })).rejects.toThrow(/invalid params/);
+    client.close();
+    await daemon.stop();
+    const log = readFileSync(join(daemon.home, "logs", "echo.log"), "utf8");
+    const calls = log
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line))
+      .filter((line) => line.msg === "tool call");
+    expect(calls).toEqual([expect.objectContaining({ tool: "echo", status: "ok", ms: expect.any(Number) })]);
+    expect(Object.keys(calls[0]).sort()).toEqual(["app", "level", "ms", "msg", "pid", "status", "time", "tool"]);
+    expect(log).not.toContain(CANARY);
+  });
 });

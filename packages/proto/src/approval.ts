@@ -43,10 +43,33 @@ export type ApprovalGate = ((request: ApprovalRequest, signal: AbortSignal) => P
 export type ApprovalOutcome = { allowed: true } | { allowed: false; reason: string };
 
 /**
- * The one approval decision (spec, "Approval behavior"), for tool calls and
- * app methods alike: the policy decides whether to ask; with nobody to ask
- * (no gate, or unattended work) the policy's own answer, else autoApprove,
- * else deny; a refusal, a failing gate and a cancellation all deny.
+ * The approval decision where nobody needs to be asked (spec, "Approval
+ * behavior"): the policy allows or denies on its own, or there is nobody to ask
+ * (no gate, or unattended work) and the policy's own answer, else autoApprove,
+ * else deny stands. "ask" when the gate must be asked. Synchronous: most calls
+ * end here, and the RPC floor pays for every await (issue 11, item 2).
+ */
+export function approvalWithoutAsking(
+  grant: Grant,
+  gate: ApprovalGate,
+  risk: Risk,
+  tool: string,
+  unattended = false,
+): ApprovalOutcome | "ask" {
+  const decision = policyDecision(grant.policy, risk);
+  if (decision === "allow") return { allowed: true };
+  if (decision === "deny") return { allowed: false, reason: `approval policy "${grant.policy}" does not allow ${risk} calls` };
+  if (unattended || gate === null) {
+    if (unattendedAnswer(grant.policy, risk, grant.autoApprove) === "allow") return { allowed: true };
+    return { allowed: false, reason: `${tool} needs approval and no one can be asked (the client has no approval gate)` };
+  }
+  return "ask";
+}
+
+/**
+ * The one approval decision, for tool calls and app methods alike: the
+ * decision without asking where there is one (approvalWithoutAsking), else the
+ * gate's answer; a refusal, a failing gate and a cancellation all deny.
  */
 export async function askApproval(
   grant: Grant,
@@ -55,16 +78,12 @@ export async function askApproval(
   signal: AbortSignal,
   unattended = false,
 ): Promise<ApprovalOutcome> {
-  const decision = policyDecision(grant.policy, request.risk);
-  if (decision === "allow") return { allowed: true };
-  if (decision === "deny") return { allowed: false, reason: `approval policy "${grant.policy}" does not allow ${request.risk} calls` };
-  if (unattended || gate === null) {
-    if (unattendedAnswer(grant.policy, request.risk, grant.autoApprove) === "allow") return { allowed: true };
-    return { allowed: false, reason: `${request.tool} needs approval and no one can be asked (the client has no approval gate)` };
-  }
+  const early = approvalWithoutAsking(grant, gate, request.risk, request.tool, unattended);
+  if (early !== "ask") return early;
   let answer: "approve" | "deny";
   try {
-    answer = await gate(request, signal);
+    // "ask" means there is a gate.
+    answer = gate ? await gate(request, signal) : "deny";
   } catch {
     answer = "deny";
   }

@@ -1,19 +1,12 @@
-import { type ApprovalGate, askApproval } from "./approval.js";
+import { type ApprovalGate, approvalWithoutAsking, askApproval } from "./approval.js";
+import type { CallCancellation } from "./cancellation.js";
 import { ErrorCode } from "./codes.js";
 import { bounded, diagnosticFor } from "./diagnostics.js";
 import { invalidParams, ProtocolError } from "./errors.js";
 import type { Snapshot } from "./snapshot.js";
 import { cutMiddle, terminalSafe } from "./terminal-text.js";
-import type { ToolDefinition } from "./tools.js";
+import type { ToolCall, ToolDefinition } from "./tools.js";
 import type { Grant, Risk, ToolResult } from "./wire.js";
-
-/** Why a call's signal was aborted: the caller cancelled it, or its deadline passed. */
-export class CallCancelled extends Error {
-  override readonly name = "CallCancelled";
-}
-export class CallDeadline extends Error {
-  override readonly name = "CallDeadline";
-}
 
 /** Everything the dispatcher knows about the session a call belongs to. */
 export interface DispatchSession<Context> {
@@ -34,8 +27,8 @@ export interface DispatchRequest {
   arguments: unknown;
   callId: string;
   timeoutSeconds?: number | undefined;
-  /** Aborted by the caller's cancel; the dispatcher adds the deadline itself. */
-  signal: AbortSignal;
+  /** Cancelled by the caller; the dispatcher adds the deadline itself. */
+  cancellation: CallCancellation;
 }
 
 /** A validated call on its way to a tool, as decorators see it. */
@@ -74,68 +67,144 @@ export class Dispatcher<Context> {
     this.#decorators = Object.freeze([approvalGate as Decorator<Context>, ...decorators]);
   }
 
-  async dispatch(session: DispatchSession<Context>, request: DispatchRequest): Promise<ToolResult> {
-    const definition = session.snapshot.get(request.name) as ToolDefinition<unknown, Context> | undefined;
-    if (!definition || !session.grant.tools.includes(request.name)) {
-      throw new ProtocolError(ErrorCode.ToolNotGranted, `tool not in this session's snapshot or grant: ${bounded(request.name, 64)}`, {
-        tools: session.grant.tools,
-      });
+  dispatch(session: DispatchSession<Context>, request: DispatchRequest): Promise<ToolResult> {
+    let call: Call<Context>;
+    try {
+      call = prepare(session, request);
+    } catch (error) {
+      return Promise.reject(error);
     }
-    const parsed = definition.input.safeParse(request.arguments ?? {});
-    if (!parsed.success) throw invalidParams(parsed.error.issues, ["arguments"]);
-    const input = parsed.data;
-    // The call's options against what the tool takes, before anyone is asked and before anything starts.
-    definition.precheck?.(input, session.context);
+    return this.#execute(call);
+  }
 
-    const ceiling = session.limits.maxTimeoutSeconds;
-    const timeoutSeconds = Math.min(request.timeoutSeconds ?? ceiling, ceiling);
-    const controller = new AbortController();
-    const onCancel = () => controller.abort(new CallCancelled("cancelled by the caller"));
-    if (request.signal.aborted) onCancel();
-    request.signal.addEventListener("abort", onCancel, { once: true });
-    const deadline = setTimeout(() => controller.abort(new CallDeadline(`deadline of ${timeoutSeconds}s reached`)), timeoutSeconds * 1000);
-
-    const call: PreparedCall<Context> = Object.freeze({
-      definition,
-      input,
-      callId: request.callId,
-      // A risk function that throws is treated as the riskiest answer its effect allows.
-      risk: guard((): Risk => definition.risk(input, session.context), definition.effect === "mutating" ? "process" : "secret-read"),
-      // Escaped for the terminal it is shown on, and cut in the middle: a long command cannot hide its end.
-      summary: cutMiddle(terminalSafe(guard(() => definition.summarize(input, session.context), definition.name)), MAX_SUMMARY_CHARS),
-      timeoutSeconds,
-      signal: controller.signal,
-      session,
-    });
+  async #execute(call: Call<Context>): Promise<ToolResult> {
+    const { session, definition } = call;
+    const deadline = setTimeout(expire, call.timeoutSeconds * 1000, call);
     session.onEvent?.({ callId: call.callId, tool: definition.name, phase: "started" });
     let result: ToolResult;
     try {
       result = await this.#run(call, 0);
     } finally {
       clearTimeout(deadline);
-      request.signal.removeEventListener("abort", onCancel);
     }
     const final = finish(definition, result, session.limits.maxOutputBytes);
     session.onEvent?.({ callId: call.callId, tool: definition.name, phase: "finished", status: final.status });
     return final;
   }
 
-  async #run(call: PreparedCall<Context>, index: number): Promise<ToolResult> {
+  async #run(call: Call<Context>, index: number): Promise<ToolResult> {
     const decorator = this.#decorators[index];
     try {
       if (decorator) return await decorator(call, () => this.#run(call, index + 1));
-      const outcome = await call.definition.run(call.input, {
-        callId: call.callId,
-        signal: call.signal,
-        timeoutSeconds: call.timeoutSeconds,
-        context: call.session.context,
-        risk: call.risk,
-      });
-      return { ...outcome, status: outcome.status ?? "ok" };
+      return withStatus(await call.definition.run(call.input, new RunningCall(call)));
     } catch (thrown) {
       return failure(call, decorator ? "decorator" : `tool ${call.definition.name}`, thrown);
     }
   }
+}
+
+/**
+ * Everything that can refuse a call before anyone is asked: the name against
+ * the session's snapshot and grant, the input against the tool's schema, the
+ * call's options against what the tool takes (precheck).
+ */
+function prepare<Context>(session: DispatchSession<Context>, request: DispatchRequest): Call<Context> {
+  const definition = session.snapshot.get(request.name) as ToolDefinition<unknown, Context> | undefined;
+  if (!definition || !session.grant.tools.includes(request.name)) {
+    throw new ProtocolError(ErrorCode.ToolNotGranted, `tool not in this session's snapshot or grant: ${bounded(request.name, 64)}`, {
+      tools: session.grant.tools,
+    });
+  }
+  const parsed = definition.input.safeParse(request.arguments ?? {});
+  if (!parsed.success) throw invalidParams(parsed.error.issues, ["arguments"]);
+  const input = parsed.data;
+  definition.precheck?.(input, session.context);
+  const ceiling = session.limits.maxTimeoutSeconds;
+  const timeoutSeconds = Math.min(request.timeoutSeconds ?? ceiling, ceiling);
+  return new Call(definition, input, request.callId, timeoutSeconds, session, request.cancellation);
+}
+
+function expire(call: Call<unknown>): void {
+  call.expire();
+}
+
+/**
+ * A prepared call. Its signal is made only if a decorator, the approval or the
+ * tool asks for it, and its summary only if someone reads it (the approval
+ * prompt): most calls need neither.
+ */
+class Call<Context> implements PreparedCall<Context> {
+  readonly risk: Risk;
+  readonly #cancellation: CallCancellation;
+  #summary: string | undefined;
+
+  constructor(
+    readonly definition: ToolDefinition<unknown, Context>,
+    readonly input: unknown,
+    readonly callId: string,
+    readonly timeoutSeconds: number,
+    readonly session: DispatchSession<Context>,
+    cancellation: CallCancellation,
+  ) {
+    // A risk function that throws is treated as the riskiest answer its effect allows.
+    this.risk = guard((): Risk => definition.risk(input, session.context), definition.effect === "mutating" ? "process" : "secret-read");
+    this.#cancellation = cancellation;
+    Object.freeze(this);
+  }
+
+  get summary(): string {
+    // Escaped for the terminal it is shown on, and cut in the middle: a long command cannot hide its end.
+    this.#summary ??= cutMiddle(
+      terminalSafe(guard(() => this.definition.summarize(this.input, this.session.context), this.definition.name)),
+      MAX_SUMMARY_CHARS,
+    );
+    return this.#summary;
+  }
+
+  get signal(): AbortSignal {
+    return this.#cancellation.signal;
+  }
+
+  get aborted(): boolean {
+    return this.#cancellation.aborted;
+  }
+
+  expire(): void {
+    this.#cancellation.expire(this.timeoutSeconds);
+  }
+}
+
+/** What a tool's run() sees of its call. */
+class RunningCall<Context> implements ToolCall<Context> {
+  readonly callId: string;
+  readonly timeoutSeconds: number;
+  readonly context: Context;
+  readonly risk: Risk;
+  readonly #call: Call<Context>;
+
+  constructor(call: Call<Context>) {
+    this.callId = call.callId;
+    this.timeoutSeconds = call.timeoutSeconds;
+    this.context = call.session.context;
+    this.risk = call.risk;
+    this.#call = call;
+  }
+
+  get signal(): AbortSignal {
+    return this.#call.signal;
+  }
+}
+
+/**
+ * A tool's outcome as a result: "ok" unless it said otherwise. Built field by
+ * field, not spread: a spread made a new hidden class for every call, and
+ * every later look at the result went megamorphic (issue 11, RPC floor).
+ */
+function withStatus(outcome: Omit<ToolResult, "status"> & { status?: ToolResult["status"] }): ToolResult {
+  const result: ToolResult = { status: outcome.status ?? "ok", content: outcome.content };
+  if (outcome.data !== undefined) result.data = outcome.data;
+  if (outcome.error !== undefined) result.error = outcome.error;
+  return result;
 }
 
 /** A risk or summary function that throws must not crash the dispatcher. */
@@ -147,9 +216,9 @@ function guard<T>(fn: () => T, fallback: T): T {
   }
 }
 
-function failure<Context>(call: PreparedCall<Context>, where: string, thrown: unknown): ToolResult {
+function failure<Context>(call: Call<Context>, where: string, thrown: unknown): ToolResult {
   const message = diagnosticFor(where, thrown);
-  if (call.signal.aborted) {
+  if (call.aborted) {
     // Cancellation does not prove a mutating operation had no effect (RFC 0008).
     return call.definition.effect === "mutating"
       ? {
@@ -202,9 +271,10 @@ export function fitEncoded(text: string, max: number, keep: "head" | "tail" = "h
  * The approval gate: the server decides whether to ask, per call, with the exact
  * tool name and a bounded summary; a denial, a cancellation and a missing gate all deny.
  */
-const approvalGate: Decorator<unknown> = async (call, next) => {
+const approvalGate: Decorator<unknown> = (call, next) => {
   const { grant, gate, label, unattended } = call.session;
+  const early = approvalWithoutAsking(grant, gate, call.risk, call.definition.name, unattended);
+  if (early !== "ask") return early.allowed ? next() : Promise.resolve(denied(early.reason));
   const request = { callId: call.callId, tool: call.definition.name, summary: call.summary, risk: call.risk, label };
-  const outcome = await askApproval(grant, gate, request, call.signal, unattended);
-  return outcome.allowed ? next() : denied(outcome.reason);
+  return askApproval(grant, gate, request, call.signal, unattended).then((outcome) => (outcome.allowed ? next() : denied(outcome.reason)));
 };

@@ -1,4 +1,5 @@
 export * from "./approval.js";
+export * from "./cancellation.js";
 export * from "./canonical-json.js";
 export * from "./capabilities.js";
 export * from "./codes.js";

@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import {
+  CallCancellation,
+  CallCancelled,
   CallDeadline,
   type Decorator,
   Dispatcher,
@@ -87,11 +89,11 @@ const session = (over: Partial<DispatchSession<null>> = {}): DispatchSession<nul
   ...over,
 });
 let n = 0;
-const req = (name: string, args: unknown, signal = new AbortController().signal, timeoutSeconds?: number) => ({
+const req = (name: string, args: unknown, cancellation = new CallCancellation(), timeoutSeconds?: number) => ({
   name,
   arguments: args,
   callId: `c${++n}`,
-  signal,
+  cancellation,
   timeoutSeconds,
 });
 
@@ -164,11 +166,35 @@ describe("the dispatcher", () => {
     expect(result.content).toMatch(/output cut: 10000 bytes/);
   });
   it("a cancelled mutating call is uncertain and forbids retry", async () => {
-    const controller = new AbortController();
-    const pending = dispatcher.dispatch(session(), req("touch", { mark: "slow" }, controller.signal));
-    setTimeout(() => controller.abort(), 20);
+    const cancellation = new CallCancellation();
+    const pending = dispatcher.dispatch(session(), req("touch", { mark: "slow" }, cancellation));
+    setTimeout(() => cancellation.cancel(), 20);
     const result = await pending;
     expect(result).toMatchObject({ status: "uncertain", error: { retry: "forbidden" } });
+  });
+  it("a tool that looks at its signal only after the caller cancelled sees it aborted, with the caller's reason", async () => {
+    const cancellation = new CallCancellation();
+    let seen: { aborted: boolean; reason: unknown } | undefined;
+    const late = defineTool({
+      name: "late",
+      description: "looks at its signal late",
+      input: z.strictObject({}),
+      capabilities: [],
+      effect: "read-only",
+      replay: "safe",
+      summarize: () => "late",
+      run: async (_i, call) => {
+        cancellation.cancel();
+        seen = { aborted: call.signal.aborted, reason: call.signal.reason };
+        call.signal.throwIfAborted();
+        return { content: "not reached" };
+      },
+    });
+    const s = session({ snapshot: new Snapshot([late]), grant: grant({ tools: ["late"] }) });
+    const result = await dispatcher.dispatch(s, req("late", {}, cancellation));
+    expect(seen?.aborted).toBe(true);
+    expect(seen?.reason).toBeInstanceOf(CallCancelled);
+    expect(result.status).toBe("cancelled");
   });
   it("the deadline aborts the call with a CallDeadline reason, bounded by the ceiling", async () => {
     let reason: unknown;

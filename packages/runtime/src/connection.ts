@@ -3,7 +3,9 @@ import type { Readable, Writable } from "node:stream";
 import {
   type ApprovalGate,
   bounded,
+  CallCancellation,
   type Dispatcher,
+  type DispatchSession,
   ErrorCode,
   HelloParamsSchema,
   invalidParams,
@@ -11,11 +13,10 @@ import {
   Methods,
   PROTOCOL,
   ProtocolError,
-  type RequestId,
 } from "@venom/proto";
 import type { z } from "zod";
 import type { VenomHome } from "./home.js";
-import type { Logger } from "./log.js";
+import type { CallLog, Logger } from "./log.js";
 import type { PeerFacts } from "./peer.js";
 import { type LauncherTable, type RelayParams, relayGate } from "./relay.js";
 import { RpcPeer } from "./rpc.js";
@@ -47,6 +48,8 @@ export interface ConnectionHost<Context> {
   readonly outside: string;
   readonly instance: string;
   readonly logger: Logger;
+  /** The line each tool call leaves (the tool, its status, how long it took). */
+  readonly logCall: CallLog;
   readonly dispatcher: Dispatcher<Context>;
   readonly frameLimit: number;
   readonly appMethods: Readonly<Record<string, AppMethod<Context>>>;
@@ -73,6 +76,11 @@ export interface ConnectionSession<Context> {
   readonly closed: AbortSignal;
 }
 
+/** A session as its connection holds it: with what the dispatcher knows of it, made once at hello. */
+interface LiveSession<Context> extends ConnectionSession<Context> {
+  readonly dispatch: DispatchSession<Context>;
+}
+
 const MAX_CALLS_PER_CONNECTION = 16;
 /** A peer that has not said hello by then is closed: a silent connection must not hold a slot. */
 export const HELLO_DEADLINE_MS = 5_000;
@@ -80,8 +88,8 @@ export const HELLO_DEADLINE_MS = 5_000;
 /** One client connection: hello first, then venom/1 methods under the session's grant. */
 export class Connection<Context> {
   readonly rpc: RpcPeer;
-  #session: ConnectionSession<Context> | null = null;
-  readonly #calls = new Map<string, AbortController>();
+  #session: LiveSession<Context> | null = null;
+  readonly #calls = new Map<string, CallCancellation>();
   readonly #closed = new AbortController();
   readonly #helloDeadline: NodeJS.Timeout;
 
@@ -97,12 +105,12 @@ export class Connection<Context> {
       input,
       output,
       {
-        request: (method, params, id) => this.#request(method, params, id),
+        request: (method, params) => this.#request(method, params),
         diagnostic: (what) => host.logger.warn({ peerPid: peer.pid }, bounded(what)),
         closed: () => {
           clearTimeout(this.#helloDeadline);
           // A closed connection cancels its calls: nobody is left to receive them.
-          for (const controller of this.#calls.values()) controller.abort();
+          for (const cancellation of this.#calls.values()) cancellation.cancel();
           this.#closed.abort();
           this.#disposeWhenIdle();
           onClosed();
@@ -128,13 +136,29 @@ export class Connection<Context> {
     }
   }
   #disposed = false;
-  #greeted: Promise<void> = Promise.resolve();
+  /** Until hello's answer is on the wire; null once it is. */
+  #greeted: Promise<void> | null = null;
+
+  /**
+   * A name for a call whose client chose none, unique among this connection's
+   * running calls: a random prefix drawn once per connection and a count (a
+   * UUID for every call was a visible share of the RPC floor, issue 11).
+   */
+  #newCallId(): string {
+    let callId: string;
+    do callId = `${this.#callPrefix}.${++this.#callCount}`;
+    while (this.#calls.has(callId));
+    return callId;
+  }
+  readonly #callPrefix = randomUUID();
+  #callCount = 0;
 
   get activeCalls(): number {
     return this.#calls.size;
   }
 
-  async #request(method: string, params: unknown, _id: RequestId): Promise<unknown> {
+  /** A request's answer, or a promise of it; what it throws is the error reply. */
+  #request(method: string, params: unknown): unknown {
     const session = this.#session;
     if (method === "hello") {
       if (session) throw new ProtocolError(ErrorCode.InvalidRequest, "hello was already sent on this connection");
@@ -142,7 +166,11 @@ export class Connection<Context> {
     }
     if (!session) throw new ProtocolError(ErrorCode.HelloRequired, `hello required first (protocol ${PROTOCOL})`);
     // A request pipelined right behind hello waits until hello's answer is on the wire, so nothing precedes it.
-    await this.#greeted;
+    if (this.#greeted) return this.#greeted.then(() => this.#route(session, method, params));
+    return this.#route(session, method, params);
+  }
+
+  #route(session: LiveSession<Context>, method: string, params: unknown): unknown {
     const spec = (Methods as Record<string, { direction: string; management: boolean; params: z.ZodType }>)[method];
     const app = this.host.appMethods[method];
     if (!(spec && spec.direction === "client") && !app) {
@@ -165,12 +193,12 @@ export class Connection<Context> {
       case "tools/call":
         return this.#call(session, value as z.infer<(typeof Methods)["tools/call"]["params"]>);
       case "tools/cancel": {
-        const controller = this.#calls.get((value as { callId: string }).callId);
-        controller?.abort();
-        return { cancelled: controller !== undefined };
+        const cancellation = this.#calls.get((value as { callId: string }).callId);
+        cancellation?.cancel();
+        return { cancelled: cancellation !== undefined };
       }
       case "approval/relay":
-        return { decision: await this.host.relayed(value as RelayParams, this.#closed.signal) };
+        return this.host.relayed(value as RelayParams, this.#closed.signal).then((decision) => ({ decision }));
       case "daemon/status":
         return this.host.status();
       case "daemon/stop":
@@ -216,11 +244,16 @@ export class Connection<Context> {
       state.principal.kind === "delegate"
         ? relayGate(this.host, helloContext.record, state.principal.depth)
         : clientGate(this.rpc, hello.approvals === true);
-    this.gate = gate;
     const closed = this.#closed.signal;
     const context = this.host.createContext(state, { gate, closed, notify: (method, p) => this.rpc.notify(method, p) });
-    this.#session = { state, context, rpc: this.rpc, gate, closed };
-    this.#greeted = new Promise((resolve) => setImmediate(resolve));
+    const dispatch = dispatchSession(state, gate, context, (event) => this.rpc.notify("event/tool", event));
+    this.#session = { state, context, rpc: this.rpc, gate, closed, dispatch };
+    this.#greeted = new Promise((resolve) =>
+      setImmediate(() => {
+        this.#greeted = null;
+        resolve();
+      }),
+    );
     this.host.logger.info(
       {
         principal: state.principal.kind,
@@ -249,29 +282,30 @@ export class Connection<Context> {
     };
   }
 
-  private gate: ApprovalGate = null;
-
   async #call(
-    session: ConnectionSession<Context>,
+    session: LiveSession<Context>,
     params: { name: string; arguments: Record<string, unknown>; timeoutSeconds?: number | undefined; callId?: string | undefined },
   ) {
     requireProjectConfig(session.state);
     if (this.#calls.size >= MAX_CALLS_PER_CONNECTION) {
       throw new ProtocolError(ErrorCode.Busy, `busy: at most ${MAX_CALLS_PER_CONNECTION} calls at once per connection`);
     }
-    const callId = params.callId ?? randomUUID();
+    const callId = params.callId ?? this.#newCallId();
     if (this.#calls.has(callId))
       throw new ProtocolError(ErrorCode.InvalidParams, "invalid params: callId: already in use", { path: ["callId"] });
-    const controller = new AbortController();
-    this.#calls.set(callId, controller);
+    const cancellation = new CallCancellation();
+    this.#calls.set(callId, cancellation);
     this.host.callStarted();
     const started = Date.now();
     try {
-      const result = await this.host.dispatcher.dispatch(
-        dispatchSession(session.state, this.gate, session.context, (event) => this.rpc.notify("event/tool", event)),
-        { name: params.name, arguments: params.arguments, callId, timeoutSeconds: params.timeoutSeconds, signal: controller.signal },
-      );
-      this.host.logger.info({ tool: params.name, status: result.status, ms: Date.now() - started }, "tool call");
+      const result = await this.host.dispatcher.dispatch(session.dispatch, {
+        name: params.name,
+        arguments: params.arguments,
+        callId,
+        timeoutSeconds: params.timeoutSeconds,
+        cancellation,
+      });
+      this.host.logCall(params.name, result.status, Date.now() - started);
       return result;
     } finally {
       this.#calls.delete(callId);

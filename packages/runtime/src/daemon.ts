@@ -10,7 +10,7 @@ import type { Config } from "./config.js";
 import { type AppMethod, Connection, type ConnectionHost } from "./connection.js";
 import { type DelegationOwner, findAncestorRecord, reapOrphans } from "./delegations.js";
 import { type AppName, UnsafeHomeError, type VenomHome } from "./home.js";
-import { createLogger, type Logger } from "./log.js";
+import { type CallLog, callLog, createLogger, type Logger } from "./log.js";
 import { checkPeer, type PeerFacts } from "./peer.js";
 import { processStat } from "./proc.js";
 import { LauncherTable, type RelayParams } from "./relay.js";
@@ -63,6 +63,7 @@ const OWNER_RESERVE = 8;
 export class Daemon<Context> implements ConnectionHost<Context> {
   readonly instance = randomUUID();
   readonly logger: Logger;
+  readonly logCall: CallLog;
   readonly dispatcher: Dispatcher<Context>;
   readonly snapshot: Snapshot;
   readonly workspace: string;
@@ -87,6 +88,7 @@ export class Daemon<Context> implements ConnectionHost<Context> {
   ) {
     options.home.ensure();
     this.logger = createLogger(options.home, definition.app);
+    this.logCall = callLog(this.logger);
     this.snapshot = new Snapshot(definition.tools);
     this.dispatcher = new Dispatcher(definition.decorators ?? []);
     this.workspace = realpathSync(options.workspace);

@@ -1,5 +1,6 @@
 import { writeSync } from "node:fs";
 import { join } from "node:path";
+import type { ToolStatus } from "@venom/proto";
 import pino, { type Logger } from "pino";
 import type { AppName, VenomHome } from "./home.js";
 import { openPrivateAppend } from "./private-files.js";
@@ -22,6 +23,20 @@ export function createLogger(home: VenomHome, app: AppName): Logger {
     },
     destination,
   );
+}
+
+/** The line a finished tool call leaves in the log. */
+export type CallLog = (tool: string, status: ToolStatus, ms: number) => void;
+
+/**
+ * The one line every tool call leaves. Its fields cannot hold a secret (a tool
+ * name from the session's snapshot, a status, a duration) and its signature
+ * admits no other, so it skips the redaction pass every other line takes:
+ * that pass was about 2 µs of each call in the RPC floor (issue 11, item 2).
+ */
+export function callLog(logger: Logger): CallLog {
+  const unredacted = logger.child({}, { redact: [] });
+  return (tool, status, ms) => unredacted.info({ tool, status, ms }, "tool call");
 }
 
 /** Every file with lines still waiting: written out when the process exits, however it exits through Node. */

@@ -12,8 +12,11 @@ import {
 import { DEFAULT_FRAME_LIMIT, FrameTooLarge, LineSplitter } from "./framing.js";
 
 export interface RpcHandlers {
-  /** Answer a request; a thrown ProtocolError becomes its error reply, anything else an internal error. */
-  request(method: string, params: unknown, id: RequestId): Promise<unknown>;
+  /**
+   * Answer a request, with a value or a promise of one; a thrown (or rejected)
+   * ProtocolError becomes its error reply, anything else an internal error.
+   */
+  request(method: string, params: unknown, id: RequestId): unknown;
   notification?(method: string, params: unknown): void;
   /** A bounded diagnostic for the log: what went wrong, never the payload. */
   diagnostic?(what: string): void;
@@ -166,7 +169,7 @@ export class RpcPeer {
     }
     const line = JSON.stringify(message);
     // Never send what the peer must refuse: a reply over the frame limit becomes an error reply instead.
-    if (Buffer.byteLength(line) >= this.#frameLimit) {
+    if (overFrameLimit(line, this.#frameLimit)) {
       const id = (message as { id?: RequestId }).id;
       this.handlers.diagnostic?.("outgoing message over the frame limit, replaced by an error");
       if (id === undefined) return;
@@ -256,6 +259,15 @@ export class RpcPeer {
       else this.#send({ jsonrpc: "2.0", id, error: displayable(protocolError) });
     }
   }
+}
+
+/**
+ * Whether a line is over the frame limit in UTF-8. A UTF-16 code unit is at
+ * most 3 bytes, so a short line is counted only when it could be over: most
+ * lines are far from the limit, and counting them was work on every call.
+ */
+function overFrameLimit(line: string, limit: number): boolean {
+  return line.length * 3 >= limit && Buffer.byteLength(line) >= limit;
 }
 
 /** An error as sent: its message often quotes what the peer sent (a target, a path), so it is escaped for a terminal. */
