@@ -9,7 +9,8 @@
 // is not bundled: `serve` loads tsc's dist/app.js. Native modules stay
 // external; @venom/native, which the client loads for its SO_PEERCRED check,
 // is bundled (its index imports every binding: ~13 ms of module loading) and
-// requires koffi relative to the chunk, so each app depends on koffi itself.
+// finds its addon (dist/peercred.node) and koffi relative to the chunk, so each
+// app depends on @venom/native and koffi itself.
 // Every output keeps its source map.
 //
 // zod is imported as a namespace (`import * as z from "zod"`) everywhere, so
