@@ -9,8 +9,10 @@
 // is not bundled: `serve` loads tsc's dist/app.js. Native modules stay
 // external; @venom/native, which the client loads for its SO_PEERCRED check,
 // is bundled (its index imports every binding: ~13 ms of module loading) and
-// finds its addon (dist/peercred.node) and koffi relative to the chunk, so each
-// app depends on @venom/native and koffi itself.
+// requires koffi relative to the chunk, so each app depends on koffi itself.
+// The addon that answers that check without koffi (packages/native/addon) is
+// copied next to the bundled file that loads it, which finds it there by path:
+// resolving a package costs a few milliseconds of a client's start.
 // Every output keeps its source map.
 //
 // zod is imported as a namespace (`import * as z from "zod"`) everywhere, so
@@ -18,8 +20,9 @@
 // `{ z }`, the whole of zod (every locale, JSON Schema, codegen) went into the
 // configuration's chunk, 780 KB instead of 210 KB, and `venom-orch agents
 // list` paid to compile it.
-import { rmSync } from "node:fs";
-import { join } from "node:path";
+import { copyFileSync, existsSync, readFileSync, rmSync } from "node:fs";
+import { dirname, join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 
 const app = process.cwd();
@@ -52,8 +55,26 @@ const builtinsRequired = {
   },
 };
 
+// packages/native/dist/peer.js looks for the addon in its own dist/; in the
+// bundle it looks next to itself, where it is copied after the build.
+const nativeDist = fileURLToPath(new URL("../packages/native/dist/", import.meta.url));
+const ADDON = "peercred.node";
+const addonNextToBundle = {
+  name: "addon-next-to-bundle",
+  setup(build) {
+    build.onLoad({ filter: /[\\/]peer\.js$/ }, (args) => {
+      if (args.path !== join(nativeDist, "peer.js")) return undefined;
+      const source = readFileSync(args.path, "utf8");
+      const own = `new URL("../dist/${ADDON}", import.meta.url)`;
+      if (!source.includes(own)) throw new Error(`bundle: ${args.path} no longer locates its addon as ${own}`);
+      return { contents: source.replace(own, `new URL("./${ADDON}", import.meta.url)`), resolveDir: nativeDist };
+    });
+  },
+};
+
 rmSync(join(dist, "chunks"), { recursive: true, force: true });
-await build({
+rmSync(join(dist, ADDON), { force: true });
+const { metafile } = await build({
   entryPoints: { main },
   outdir: dist,
   chunkNames: "chunks/[name]-[hash]",
@@ -65,7 +86,8 @@ await build({
   target: "node20",
   sourcemap: true,
   external: ["node-pty", "koffi"],
-  plugins: [daemonUnbundled, builtinsRequired],
+  plugins: [daemonUnbundled, builtinsRequired, addonNextToBundle],
+  metafile: true,
   banner: {
     js: [
       'import __venomModule from "node:module";',
@@ -77,3 +99,9 @@ await build({
   },
   logLevel: "warning",
 });
+
+// Without a C compiler or Node's headers the addon was not built: the client then reads SO_PEERCRED through koffi.
+const peerInput = relative(app, join(nativeDist, "peer.js"));
+for (const [output, { inputs }] of Object.entries(metafile.outputs)) {
+  if (peerInput in inputs && existsSync(join(nativeDist, ADDON))) copyFileSync(join(nativeDist, ADDON), join(app, dirname(output), ADDON));
+}

@@ -1,7 +1,6 @@
 import { existsSync } from "node:fs";
-import { createRequire } from "node:module";
 import type { Socket } from "node:net";
-import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { NativeError } from "./errors.js";
 import { check, cInt, libc } from "./libc.js";
 import { supportedArch } from "./platform.js";
@@ -52,12 +51,18 @@ export function peerCredAddon(): PeerCredAddon | null {
   return addon;
 }
 
+// dist/peercred.node, whether this module runs from dist/ or (under vitest)
+// from src/. An app's CLI bundle copies the addon next to the bundled file that
+// holds this module and points this path there (scripts/bundle.mjs): no
+// module resolution, which costs a few milliseconds of a client's start.
+const ADDON = new URL("../dist/peercred.node", import.meta.url);
+
 function loadAddon(): PeerCredAddon | null {
-  // Found through the package's own entry (dist/index.js), so that it is the
-  // same file from this package, from its tests and from an app's bundle.
-  const require = createRequire(import.meta.url);
-  const path = join(dirname(require.resolve("@venom/native")), "peercred.node");
-  return existsSync(path) ? (require(path) as PeerCredAddon) : null;
+  const path = fileURLToPath(ADDON);
+  if (!existsSync(path)) return null;
+  const module = { exports: {} as PeerCredAddon };
+  process.dlopen(module, path);
+  return module.exports;
 }
 
 /**
