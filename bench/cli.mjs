@@ -55,7 +55,7 @@ export async function run({ quick }) {
   const clients = names.filter((name) => name.startsWith("venom-"));
   return {
     title,
-    setup: `each command spawned and waited for (spawnSync), ${n} rounds after ${WARMUP} warm-up, every command once per round (interleaved); daemons running in one VENOM_HOME: venom-mux with one pane (\`cat\`), venom-echo, venom-orch; a tmux server with one pane. venom commands run as \`node apps/APP/dist/main.js …\` (what "bin" and testkit run); all without ${DROPPED_ENV.join(", ")} in the environment.`,
+    setup: `each command spawned and waited for (spawnSync), ${n} rounds after ${WARMUP} warm-up, every command once per round (interleaved); daemons running in one VENOM_HOME: venom-mux with one pane (\`cat\`), venom-echo, venom-orch; a tmux server with one pane. venom commands run as \`node apps/APP/dist/main.cjs …\` (what "bin" and testkit run); all without ${DROPPED_ENV.join(", ")} in the environment.`,
     columns: ["command", "wall min / median / max", "median ÷ node -e 0", "per-round ratio min / median / max"],
     rows: names.map(row),
     ratios: [
