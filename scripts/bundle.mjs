@@ -36,25 +36,6 @@ const daemonUnbundled = {
   },
 };
 
-// Node's built-in modules are required, not imported: an ES import of a
-// built-in makes Node build an ES facade of all its exports, which reads every
-// lazy getter on them (fs.ReadStream loads the streams, util's
-// transferableAbortSignal the AbortController): about 5% of
-// `venom-echo status`'s CPU in a profile. esbuild reads a required module's
-// exports where they are used, so only what the CLI touches loads. (A dynamic
-// import() of a built-in stays one.)
-const builtinsRequired = {
-  name: "builtins-required",
-  setup(build) {
-    build.onResolve({ filter: /^node:/ }, (args) =>
-      args.kind === "import-statement" ? { path: args.path, namespace: "builtin" } : { path: args.path, external: true },
-    );
-    build.onLoad({ filter: /.*/, namespace: "builtin" }, (args) => ({
-      contents: `module.exports = require(${JSON.stringify(args.path)});`,
-    }));
-  },
-};
-
 // packages/native/dist/peer.js looks for the addon in its own dist/; in the
 // bundle it looks next to itself, where it is copied after the build.
 const nativeDist = fileURLToPath(new URL("../packages/native/dist/", import.meta.url));
@@ -93,14 +74,15 @@ const { metafile } = await build({
   target: "node20",
   sourcemap: true,
   external: ["node-pty", "koffi"],
-  plugins: [daemonUnbundled, builtinsRequired, addonNextToBundle],
+  plugins: [daemonUnbundled, addonNextToBundle],
   metafile: true,
   logLevel: "warning",
 });
 
-// The second pass keeps every import external: a chunk is required from its
-// .cjs file; the daemon (./app.js, tsc's ES module) by require() of an ES
-// module, which Node 20.19+ does without a flag.
+// The second pass keeps every import external: a built-in is required (an ES
+// import of one would build a facade of all its exports, reading every lazy
+// getter: fs.ReadStream loads the streams); a chunk is required from its
+// .cjs file.
 const cjsImports = {
   name: "cjs-imports",
   setup(build) {
@@ -136,7 +118,14 @@ await build({
   logLevel: "warning",
 });
 rmSync(scratch, { recursive: true, force: true });
-chmodSync(join(dist, "main.cjs"), 0o755);
+// The daemon (./app.js, tsc's ES modules, loaded by `serve` only) stays an import(): Node before 20.19 cannot
+// require() an ES module. Padded to the same length, so the source map of the rest of that line still holds.
+const entry = join(dist, "main.cjs");
+const required = 'Promise.resolve().then(() => __toESM(require("./app.js"), 1))';
+const code = readFileSync(entry, "utf8");
+if (code.split(required).length !== 2) throw new Error(`bundle: ${entry} should require ./app.js exactly once, as ${required}`);
+writeFileSync(entry, code.replace(required, 'import("./app.js")'.padEnd(required.length)));
+chmodSync(entry, 0o755);
 // dist/main.js (tsc's, unbundled) becomes the bundle's ES-module door, for whatever runs that path.
 writeFileSync(
   join(dist, "main.js"),
