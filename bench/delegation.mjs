@@ -12,7 +12,7 @@ import { cleanEnv, fmt, median, ROOT, spread, startMux, timeSpawn, within } from
 
 export const title = "`venom-orch run` of a trivial agent against spawning it directly";
 
-const ORCH = join(ROOT, "apps/orchestrator-lite/dist/main.js");
+const ORCH = join(ROOT, "apps/orchestrator-lite/dist/main.cjs");
 const AGENT = join(ROOT, "apps/orchestrator-lite/agents/demo-agent.mjs");
 const TARGET = 1.3;
 

@@ -9,9 +9,9 @@ import { fileURLToPath } from "node:url";
 import { VenomClient } from "../packages/runtime/dist/index.js";
 
 export const ROOT = fileURLToPath(new URL("..", import.meta.url));
-export const MUX = join(ROOT, "apps/multiplexer-lite/dist/main.js");
-export const ECHO = join(ROOT, "apps/venom-echo/dist/main.js");
-export const ORCH = join(ROOT, "apps/orchestrator-lite/dist/main.js");
+export const MUX = join(ROOT, "apps/multiplexer-lite/dist/main.cjs");
+export const ECHO = join(ROOT, "apps/venom-echo/dist/main.cjs");
+export const ORCH = join(ROOT, "apps/orchestrator-lite/dist/main.cjs");
 /** node-pty as venom-mux itself loads it (same build, same version). */
 export const pty = createRequire(join(ROOT, "apps/multiplexer-lite/package.json"))("node-pty");
 

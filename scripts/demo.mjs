@@ -16,7 +16,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { terminalGate, VenomClient } from "@venom/runtime/cli";
 
-const bin = (app) => fileURLToPath(new URL(`../apps/${app}/dist/main.js`, import.meta.url));
+const bin = (app) => fileURLToPath(new URL(`../apps/${app}/dist/main.cjs`, import.meta.url));
 const BINS = { echo: bin("venom-echo"), mux: bin("multiplexer-lite"), orch: bin("orchestrator-lite") };
 const agent = fileURLToPath(new URL("../apps/orchestrator-lite/agents/demo-agent.mjs", import.meta.url));
 const acpAgent = fileURLToPath(new URL("../apps/orchestrator-lite/agents/acp-agent.mjs", import.meta.url));

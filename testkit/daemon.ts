@@ -9,9 +9,9 @@ import { PROTOCOL } from "@venom/proto";
 import { answers, type ClientOptions, VenomClient } from "@venom/runtime";
 
 /** The built binaries, run the way a user runs them. */
-export const ECHO_BIN = fileURLToPath(new URL("../apps/venom-echo/dist/main.js", import.meta.url));
-export const MUX_BIN = fileURLToPath(new URL("../apps/multiplexer-lite/dist/main.js", import.meta.url));
-export const ORCH_BIN = fileURLToPath(new URL("../apps/orchestrator-lite/dist/main.js", import.meta.url));
+export const ECHO_BIN = fileURLToPath(new URL("../apps/venom-echo/dist/main.cjs", import.meta.url));
+export const MUX_BIN = fileURLToPath(new URL("../apps/multiplexer-lite/dist/main.cjs", import.meta.url));
+export const ORCH_BIN = fileURLToPath(new URL("../apps/orchestrator-lite/dist/main.cjs", import.meta.url));
 
 export interface TestDaemon {
   bin: string;

@@ -27,4 +27,7 @@ const program: Program = {
   ],
 };
 
-process.exitCode = await runProgram(program, process.argv.slice(2));
+// Not a top-level await: the bundle is CommonJS (scripts/bundle.mjs).
+void runProgram(program, process.argv.slice(2)).then((code) => {
+  process.exitCode = code;
+});

@@ -21,7 +21,7 @@ export {
   setNoNewPrivs,
 } from "./landlock.js";
 export { openBeneath } from "./open-beneath.js";
-export { type PeerCredentials, peerCredentials, peerPidfd, socketFd } from "./peer.js";
+export { type PeerCredAddon, type PeerCredentials, peerCredAddon, peerCredentials, peerPidfd, socketFd } from "./peer.js";
 export { pidfdExited, pidfdOpen, pidfdSendSignal } from "./pidfd.js";
 export { assertSupported, type SupportedArch, UnsupportedPlatformError } from "./platform.js";
 export { sandboxLauncherPath } from "./sandbox-launcher.js";

@@ -1,5 +1,9 @@
+import { existsSync } from "node:fs";
 import type { Socket } from "node:net";
+import { fileURLToPath } from "node:url";
+import { NativeError } from "./errors.js";
 import { check, cInt, libc } from "./libc.js";
+import { supportedArch } from "./platform.js";
 
 // Identity of the process at the other end of a connected Unix socket, as
 // recorded by the kernel at connect() time (it cannot be spoofed by the peer).
@@ -29,14 +33,56 @@ export function socketFd(socket: Socket): number {
   return fd;
 }
 
-/** The peer's pid/uid/gid (getsockopt SO_PEERCRED). */
-export function peerCredentials(fd: number): PeerCredentials {
+/**
+ * The addon this package's build compiled (addon/peercred.c): getsockopt
+ * SO_PEERCRED without koffi, whose loading is most of a client command's peer
+ * check. It answers the credentials, or the errno when getsockopt failed.
+ */
+export interface PeerCredAddon {
+  peerCredentials(fd: number): PeerCredentials | number;
+}
+
+let addon: PeerCredAddon | null | undefined;
+
+/** The built addon, or null when the build had no C compiler or no Node headers to build it. */
+export function peerCredAddon(): PeerCredAddon | null {
+  supportedArch();
+  addon ??= loadAddon();
+  return addon;
+}
+
+// dist/peercred.node, whether this module runs from dist/ or (under vitest)
+// from src/. An app's CLI bundle copies the addon next to the bundled file that
+// holds this module and points this path there (scripts/bundle.mjs): no
+// module resolution, which costs a few milliseconds of a client's start.
+const ADDON = new URL("../dist/peercred.node", import.meta.url);
+
+function loadAddon(): PeerCredAddon | null {
+  const path = fileURLToPath(ADDON);
+  if (!existsSync(path)) return null;
+  const module = { exports: {} as PeerCredAddon };
+  process.dlopen(module, path);
+  return module.exports;
+}
+
+/**
+ * The peer's pid/uid/gid (getsockopt SO_PEERCRED): through the built addon,
+ * else through koffi. `answerer` is for tests that check both (null: koffi).
+ */
+export function peerCredentials(fd: number, answerer = peerCredAddon()): PeerCredentials {
+  cInt("fd", fd);
+  if (answerer) return fromAddon(answerer.peerCredentials(fd));
   const { getsockopt, koffi, types } = libc();
   const size = koffi.sizeof(types.ucred);
   const value = Buffer.alloc(size);
-  check("getsockopt(SO_PEERCRED)", getsockopt(cInt("fd", fd), SOL_SOCKET, SO_PEERCRED, value, lengthOf(size)));
+  check("getsockopt(SO_PEERCRED)", getsockopt(fd, SOL_SOCKET, SO_PEERCRED, value, lengthOf(size)));
   const cred = koffi.decode(value, types.ucred) as PeerCredentials;
   return { pid: cred.pid, uid: cred.uid, gid: cred.gid };
+}
+
+function fromAddon(answer: PeerCredentials | number): PeerCredentials {
+  if (typeof answer === "number") throw new NativeError("getsockopt(SO_PEERCRED)", answer);
+  return { pid: answer.pid, uid: answer.uid, gid: answer.gid };
 }
 
 /**

@@ -1,9 +1,10 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { closeSync, openSync } from "node:fs";
+import { closeSync, openSync, readFileSync } from "node:fs";
 import { createServer, type Server, Socket } from "node:net";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
-import { NativeError, peerCredentials, peerPidfd, pidfdExited, socketFd } from "../src/index.js";
+import { NativeError, peerCredAddon, peerCredentials, peerPidfd, pidfdExited, socketFd } from "../src/index.js";
 import { exited, killAndReap, makeTempDir, pidOfPidfd } from "./helpers.js";
 
 // The client runs in a separate node process so its pid differs from ours. It
@@ -46,9 +47,22 @@ describe("peer credentials over a Unix socket", () => {
     return { connection, client };
   }
 
-  it("reports the connecting child's pid, uid and gid", async () => {
+  // SO_PEERCRED is answered by the addon the build compiled, or by koffi where it could not be built: both are checked.
+  const ANSWERERS = [
+    ["the built addon", peerCredAddon()],
+    ["koffi", null],
+  ] as const;
+
+  it("the addon the build compiled (addon/peercred.c) answers peerCredentials", () => {
+    const built = fileURLToPath(new URL("../dist/peercred.node", import.meta.url));
+    expect(readFileSync(built).subarray(0, 4)).toEqual(Buffer.from("\x7fELF", "latin1"));
+    expect(peerCredAddon()).not.toBeNull();
+    expect(readFileSync("/proc/self/maps", "utf8")).toContain(built);
+  });
+
+  it.each(ANSWERERS)("%s reports the connecting child's pid, uid and gid", async (_, answerer) => {
     const { connection, client } = await connectChild();
-    const creds = peerCredentials(socketFd(connection));
+    const creds = peerCredentials(socketFd(connection), answerer);
     expect(client.pid).toBeTypeOf("number");
     expect(creds.pid).toBe(client.pid);
     expect(creds.pid).not.toBe(process.pid);
@@ -71,12 +85,40 @@ describe("peer credentials over a Unix socket", () => {
     expect(pidfdExited(pidfd)).toBe(true);
   });
 
-  it("fails with ENOTSOCK on a non-socket fd and EBADF on a bad fd", () => {
+  it.each(ANSWERERS)("%s fails with ENOTSOCK on a non-socket fd, EBADF on a bad fd, and refuses a non-integer fd", (_, answerer) => {
     const fd = openSync("/dev/null", "r");
     fds.push(fd);
-    expect(() => peerCredentials(fd)).toThrow(expect.objectContaining({ code: "ENOTSOCK", syscall: "getsockopt(SO_PEERCRED)" }));
+    expect(() => peerCredentials(fd, answerer)).toThrow(expect.objectContaining({ code: "ENOTSOCK", syscall: "getsockopt(SO_PEERCRED)" }));
+    expect(() => peerCredentials(-1, answerer)).toThrow(expect.objectContaining({ code: "EBADF", syscall: "getsockopt(SO_PEERCRED)" }));
+    expect(() => peerCredentials(1.5, answerer)).toThrow(/fd must be an integer/);
+    expect(() => peerCredentials(2 ** 31, answerer)).toThrow(/fd must be an integer/);
+  });
+
+  it("peerPidfd fails on a non-socket fd", () => {
+    const fd = openSync("/dev/null", "r");
+    fds.push(fd);
     expect(() => peerPidfd(fd)).toThrow(NativeError);
-    expect(() => peerCredentials(-1)).toThrow(expect.objectContaining({ code: "EBADF" }));
+  });
+
+  it.each(ANSWERERS)("%s names the uid of a server run by another user, the way a client sees it", async (_, answerer) => {
+    // An abstract socket, so that nobody can listen without a directory it may write.
+    const name = `\0venom-native-peer-${process.pid}-${Math.random()}`;
+    const script = `require("node:net").createServer(() => {}).listen(${JSON.stringify(name)}, () => console.log("READY"))`;
+    const server = spawn("setpriv", ["--reuid=nobody", "--regid=nogroup", "--clear-groups", process.execPath, "-e", script], {
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    child = server;
+    await new Promise((resolve) => server.stdout?.once("data", resolve));
+    const socket = new Socket();
+    await new Promise<void>((resolve, reject) => socket.connect(name, resolve).once("error", reject));
+    try {
+      const creds = peerCredentials(socketFd(socket), answerer);
+      expect(creds.pid).toBe(server.pid);
+      expect(creds.uid).toBe(65534);
+      expect(creds.uid).not.toBe(process.getuid?.());
+    } finally {
+      socket.destroy();
+    }
   });
 
   it("socketFd refuses a socket that has no fd", () => {

@@ -1,5 +1,6 @@
 import { createConnection, type Socket } from "node:net";
 import type { Readable, Writable } from "node:stream";
+import { peerCredentials, socketFd } from "@venom/native/peer";
 import {
   type AllMethods,
   type AnyMethodName,
@@ -75,9 +76,10 @@ export class ForeignServerError extends Error {
   override readonly name = "ForeignServerError";
 }
 
-async function assertServerIsUs(socket: Socket, socketPath: string): Promise<void> {
-  // Loaded here, not at import: a CLI command that never connects does not load the native bindings.
-  const { peerCredentials, socketFd } = await import("@venom/native");
+function assertServerIsUs(socket: Socket, socketPath: string): void {
+  // Only the peer module, imported statically: loading the whole of @venom/native when connecting,
+  // one more round of module loading after the connect, was about a quarter of a client command's start.
+  // It loads nothing native until called, and then its small addon (or koffi where that was not built).
   const { uid } = peerCredentials(socketFd(socket));
   const own = process.geteuid?.() ?? uid;
   if (uid !== own) {
@@ -106,7 +108,7 @@ export class VenomClient {
       socket.once("error", reject);
     });
     try {
-      await assertServerIsUs(socket, socketPath);
+      assertServerIsUs(socket, socketPath);
     } catch (error) {
       socket.destroy();
       throw error;
