@@ -46,7 +46,7 @@ const CONFINED_CONFIG = '[sandbox]\nmode = "landlock"\nnetwork = "none"\n';
 export async function startTarget(name: string, options: { confined?: boolean } = {}): Promise<StartedTarget> {
   const target = TARGETS[name];
   if (!target) throw new UsageError(`--target must be echo, mux or orch (got ${JSON.stringify(name)})`);
-  const main = join(dirname(fileURLToPath(import.meta.resolve(target.pkg))), "main.js");
+  const main = join(dirname(fileURLToPath(import.meta.resolve(target.pkg))), "main.cjs");
   const home = mkdtempSync(join(tmpdir(), "venom-conformance-home-"));
   const workspace = mkdtempSync(join(tmpdir(), "venom-conformance-workspace-"));
   const userHome = mkdtempSync(join(tmpdir(), "venom-conformance-user-"));
@@ -111,7 +111,7 @@ async function listening(socket: string, child: ChildProcess): Promise<boolean> 
 
 /** The venom-mux venom-orch started for its panes: stopped with its own CLI, as a user would. */
 async function stopMux(env: NodeJS.ProcessEnv): Promise<void> {
-  const main = join(dirname(fileURLToPath(import.meta.resolve("@venom/mux"))), "main.js");
+  const main = join(dirname(fileURLToPath(import.meta.resolve("@venom/mux"))), "main.cjs");
   await new Promise((resolve) => spawn(process.execPath, [main, "stop"], { env, stdio: "ignore" }).once("exit", resolve));
 }
 

@@ -240,12 +240,12 @@ function resolveProgram(adapter: Adapter, executable: string, env: NodeJS.Proces
   return { offered: false, why: `${executable} not found in ${adapter.lookIn.map((d) => `~/${d}`).join(", ")} or PATH` };
 }
 
-const ORCH_MAIN = fileURLToPath(new URL("./main.js", import.meta.url));
+const ORCH_MAIN = fileURLToPath(new URL("./main.cjs", import.meta.url));
 
 /** venom-mux's CLI, located (never imported): venom-orch runs it to start the multiplexer and to attach. */
 export function muxMain(): string {
   const entry = createRequire(import.meta.url).resolve("@venom/mux");
-  return join(entry, "..", "main.js");
+  return join(entry, "..", "main.cjs");
 }
 
 function isExecutable(path: string): boolean {
