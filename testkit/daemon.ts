@@ -71,6 +71,8 @@ export async function startDaemon(bin: string, app: string, options: StartOption
     env,
     stdio: ["ignore", "ignore", "pipe"],
   });
+  // Registered before the wait: a daemon too slow to answer (a loaded machine) must not outlive the tests either.
+  cleanups.push(() => proc.exitCode === null && proc.kill("SIGKILL"));
   let stderr = "";
   proc.stderr?.on("data", (d) => {
     stderr += d;
@@ -78,7 +80,10 @@ export async function startDaemon(bin: string, app: string, options: StartOption
   const socket = join(home, "state", `${app}.sock`);
   const deadline = Date.now() + 20_000;
   while (!(await answers(socket))) {
-    if (proc.exitCode !== null || Date.now() > deadline) throw new Error(`${app} daemon did not start: ${stderr}`);
+    if (proc.exitCode !== null || Date.now() > deadline) {
+      proc.kill("SIGKILL");
+      throw new Error(`${app} daemon did not start: ${stderr}`);
+    }
     await new Promise((r) => setTimeout(r, 25));
   }
   const stop = async () => {
@@ -87,7 +92,6 @@ export async function startDaemon(bin: string, app: string, options: StartOption
       await new Promise((r) => proc.once("exit", r));
     }
   };
-  cleanups.push(() => proc.exitCode === null && proc.kill("SIGKILL"));
   return { bin, home, workspace, socket, proc, env, stop };
 }
 
