@@ -26,7 +26,15 @@ export async function run({ quick }) {
   const workspace = join(dir, "workspace");
   mkdirSync(workspace);
   const env = cleanEnv();
-  const profile = sandboxProfileFor({ workspace, cwd: workspace, home: join(dir, "home"), writable: [], network: "none", path: env.PATH });
+  const profile = sandboxProfileFor({
+    workspace,
+    cwd: workspace,
+    home: join(dir, "home"),
+    records: join(dir, "state", "delegations"),
+    writable: [],
+    network: "none",
+    path: env.PATH,
+  });
   const programs = { true: ["true"], node: [process.execPath, "-e", "0"] };
   const commands = {};
   for (const [name, argv] of Object.entries(programs)) {
