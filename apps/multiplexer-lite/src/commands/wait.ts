@@ -64,6 +64,8 @@ function wait(client: VenomClient, target: string, deadline: number | undefined,
   return client.request("pane/wait", { target, ...(seconds ? { timeoutSeconds: seconds } : {}), ...also });
 }
 
+const RECHECK_MS = 250;
+
 /** Look at the screen, and again after each output, until a line matches, the program exits or time is up. */
 async function waitFor(
   client: VenomClient,
@@ -78,8 +80,11 @@ async function waitFor(
   for (;;) {
     const line = await match();
     if (line !== undefined) return { reason: "match", line };
-    const next = await wait(client, target, deadline, { output: true });
-    if (next.reason === "output") continue;
+    // Output that came between the capture and this wait wakes nobody (the program may print its prompt once and then
+    // wait for input), so the screen is looked at again at least every RECHECK_MS.
+    const recheck = Date.now() + RECHECK_MS;
+    const next = await wait(client, target, deadline === undefined ? recheck : Math.min(deadline, recheck), { output: true });
+    if (next.reason === "output" || (next.reason === "timeout" && (deadline === undefined || Date.now() < deadline))) continue;
     // One last look: the output that came with the exit may hold the match.
     const last = next.reason === "exit" ? await match() : undefined;
     return last === undefined ? next : { reason: "match", line: last };
