@@ -143,6 +143,35 @@ describe("venom-mux panes", () => {
     await mux.stop();
   });
 
+  it("commands chain as tmux sequences: A \\; B runs over one connection and stops at the first failure, \\; a literal ;", async () => {
+    const mux = await startMux();
+    const sessions = () => readFileSync(join(mux.home, "logs", "mux.log"), "utf8").split('"session established"').length - 1;
+    const before = sessions();
+    const chained = cli(mux, [
+      ...["new", "-d", "-n", "seq", "--", "sh", "-c", "echo ready; exec cat", ";"],
+      ...["wait", "-t", "seq", "--for", "^ready$", ";"],
+      ...["send", "-t", "seq", "-l", "a", "\\;", "b", ";"],
+      ...["send", "-t", "seq", "Enter", ";"],
+      ...["wait", "-t", "seq", "--for", "^a;b$", ";"],
+      ...["capture", "-t", "seq"],
+    ]);
+    expect(chained.code).toBe(0);
+    // Each command's output in turn: new's pane, then the capture (cat echoes the line the pty's echo already showed).
+    expect(chained.stdout).toMatch(/^%0 seq\nready\na;b\na;b\n/);
+    expect(sessions() - before).toBe(1);
+
+    // The first failure ends the sequence with its code: no pane "never" is made.
+    const failed = cli(mux, ["kill", "-t", "nosuch", ";", "new", "-d", "-n", "never", "--", "cat"]);
+    expect(failed.code).toBe(1);
+    expect(failed.stderr).toMatch(/kill: .*no pane "nosuch"/);
+    expect(cli(mux, ["ls"]).stdout).not.toMatch(/never/);
+    // A command that stops the daemon closes the sequence's connection: the next one says the daemon is not running.
+    const stopped = cli(mux, ["ls", ";", "kill-server", ";", "ls"]);
+    expect(stopped.stdout).toMatch(/^%0 seq: /);
+    expect(stopped.code).toBe(4);
+    expect(stopped.stderr).toMatch(/ls: no venom-mux daemon is running/);
+  });
+
   it("ls --json tells each pane's foreground program, title, cursor and whether it waits for input, from the kernel", async () => {
     const mux = await startMux({ env: { PS1: "$ " } });
     cli(mux, ["new", "-d", "-n", "sh", ...shell]);

@@ -36,7 +36,7 @@ export function captureCommand(app: CliApp): MuxCommand {
       const { target } = takeTarget(run);
       const start = lineNumber(run.values.start as string | undefined, -Number.MAX_SAFE_INTEGER, "-S");
       const end = lineNumber(run.values.end as string | undefined, undefined, "-E");
-      const { text } = await withMux(app, run.home, (client) =>
+      const { text } = await withMux(app, run, (client) =>
         client.request("pane/capture", {
           target,
           ...(start !== undefined ? { start: Math.max(start, -1_000_000_000) } : {}),

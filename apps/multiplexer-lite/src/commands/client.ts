@@ -1,12 +1,10 @@
-import type { CliApp, VenomHome } from "@venom/runtime/cli";
-import { connectCli, type VenomClient } from "@venom/runtime/cli";
+import type { CliApp, CommandRun, VenomClient } from "@venom/runtime/cli";
 
-/** Run `fn` with a client of this home's venom-mux, closing it after. */
-export async function withMux<T>(app: CliApp, home: VenomHome, fn: (client: VenomClient) => Promise<T>): Promise<T> {
-  const client = await connectCli(app, home);
-  try {
-    return await fn(client);
-  } finally {
-    client.close();
-  }
+/** Run `fn` with this command line's client of its home's venom-mux (one connection for a whole `A \; B` sequence). */
+export async function withMux<T>(
+  app: CliApp,
+  { home, connections }: Pick<CommandRun, "home" | "connections">,
+  fn: (client: VenomClient) => Promise<T>,
+): Promise<T> {
+  return fn(await connections.client(app, home));
 }

@@ -15,7 +15,7 @@ export function killCommand(app: CliApp): MuxCommand {
     options: targetOption,
     async execute(run) {
       const { target } = takeTarget(run);
-      const result = await withMux(app, run.home, (client) => client.request("pane/kill", { target }));
+      const result = await withMux(app, run, (client) => client.request("pane/kill", { target }));
       if (run.json) run.io.out(JSON.stringify(result));
       return Exit.ok;
     },

@@ -18,7 +18,7 @@ export function renameCommand(app: CliApp): MuxCommand {
       const { target, rest } = takeTarget(run);
       const [name, ...extra] = rest;
       if (!name || extra.length > 0) throw new UsageError("give exactly one new name");
-      const pane = await withMux(app, run.home, (client) => client.request("pane/rename", { target, name }));
+      const pane = await withMux(app, run, (client) => client.request("pane/rename", { target, name }));
       if (run.json) run.io.out(JSON.stringify(pane));
       return Exit.ok;
     },

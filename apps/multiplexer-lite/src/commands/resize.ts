@@ -18,7 +18,7 @@ export function resizeCommand(app: CliApp): MuxCommand {
       const cols = Number(run.values.x);
       const rows = Number(run.values.y);
       if (!Number.isInteger(cols) || !Number.isInteger(rows)) throw new UsageError("give -x COLS and -y ROWS as whole numbers");
-      const pane = await withMux(app, run.home, (client) => client.request("pane/resize", { target, cols, rows }));
+      const pane = await withMux(app, run, (client) => client.request("pane/resize", { target, cols, rows }));
       if (run.json) run.io.out(JSON.stringify(pane));
       return Exit.ok;
     },

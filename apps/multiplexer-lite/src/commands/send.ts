@@ -31,7 +31,7 @@ export function sendCommand(app: CliApp): MuxCommand {
     },
     async execute(run) {
       const { target, rest } = takeTarget(run);
-      const result = await withMux(app, run.home, (client) => client.request("pane/send", sendParams(target, rest, run.values)));
+      const result = await withMux(app, run, (client) => client.request("pane/send", sendParams(target, rest, run.values)));
       if (run.json) run.io.out(JSON.stringify(result));
       return Exit.ok;
     },

@@ -45,7 +45,7 @@ export function waitCommand(app: CliApp): MuxCommand {
       const quietMs = run.values.quiet === undefined ? undefined : Number(run.values.quiet);
       if (quietMs !== undefined && !(Number.isInteger(quietMs) && quietMs > 0))
         throw new UsageError("--quiet takes a positive number of milliseconds");
-      const result = await withMux(app, run.home, (client) =>
+      const result = await withMux(app, run, (client) =>
         pattern ? waitFor(client, target, pattern, deadline) : wait(client, target, deadline, quietMs ? { quietMs } : {}),
       );
       if (run.json) run.io.out(JSON.stringify(result));

@@ -14,6 +14,7 @@ export { serveCommand } from "./commands/serve.js";
 export { startCommand } from "./commands/start.js";
 export { statusCommand } from "./commands/status.js";
 export { stopCommand } from "./commands/stop.js";
+export * from "./connections.js";
 export * from "./gate.js";
 export * from "./program.js";
 

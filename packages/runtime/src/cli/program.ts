@@ -3,6 +3,7 @@ import { ErrorCode, parseMarkers, terminalSafe } from "@venom/proto";
 import { VenomHome } from "../home.js";
 import { SANDBOX_HELP } from "../notices.js";
 import { RpcRemoteError } from "../rpc.js";
+import { CliConnections } from "./connections.js";
 
 /** Exit codes scripts can trust. */
 export const Exit = { ok: 0, failed: 1, usage: 2, refused: 3, notRunning: 4 } as const;
@@ -18,6 +19,8 @@ export interface CommandRun {
   values: Record<string, string | boolean | string[] | boolean[] | undefined>;
   positionals: string[];
   io: Io;
+  /** Connections shared by the commands of this command line (a sequence: `A \; B`). */
+  connections: CliConnections;
 }
 
 /** One CLI command; a program is a table of them (tmux-style: one file per command). */
@@ -64,6 +67,8 @@ export function help(program: Program): string {
     ),
     "",
     "Every command takes --json (machine-readable output) and --help.",
+    `Sequences, as in tmux: ${program.name} A \\; B runs B once A exits 0, over one connection; the first other exit code ends it`,
+    "  and is the sequence's. An argument \\; (a backslash and a semicolon) is a literal semicolon.",
     `Environment: VENOM_HOME (instance root, default ~/.venom; a custom home never falls back to it).`,
     "Exit codes: 0 ok, 1 failed, 2 usage, 3 refused (needs the owner context), 4 daemon not running.",
     "",
@@ -116,9 +121,42 @@ function escaping(io: Io): Io {
   return { out: (line) => io.out(terminalSafe(line)), err: (line) => io.err(terminalSafe(line)) };
 }
 
-/** Run a program's command for argv; returns the exit code. */
+/**
+ * tmux's command sequences: the shell passes `A \; B` as A, ";", B. A lone
+ * ";" separates commands; "\;" is a literal semicolon. Empty commands (a
+ * trailing ";") are dropped.
+ */
+export function commandSequence(argv: readonly string[]): string[][] {
+  const sequence: string[][] = [[]];
+  for (const arg of argv) {
+    if (arg === ";") sequence.push([]);
+    else (sequence.at(-1) as string[]).push(arg === "\\;" ? ";" : arg);
+  }
+  const commands = sequence.filter((args) => args.length > 0);
+  return commands.length > 0 ? commands : [[]];
+}
+
+/**
+ * Run a program's command line: one command, or a sequence of them that stops
+ * at the first one not to exit 0 (as tmux stops at an error); returns the
+ * exit code of the last command run.
+ */
 export async function runProgram(program: Program, argv: readonly string[], rawIo: Io = stdio): Promise<number> {
   const io = escaping(rawIo);
+  const connections = new CliConnections();
+  try {
+    let code: number = Exit.ok;
+    for (const args of commandSequence(argv)) {
+      code = await runCommand(program, args, io, connections);
+      if (code !== Exit.ok) break;
+    }
+    return code;
+  } finally {
+    connections.close();
+  }
+}
+
+async function runCommand(program: Program, argv: readonly string[], io: Io, connections: CliConnections): Promise<number> {
   const [name, ...rest] = argv;
   if (name === undefined || name === "help" || name === "--help" || name === "-h") {
     io.out(help(program));
@@ -158,7 +196,7 @@ export async function runProgram(program: Program, argv: readonly string[], rawI
     }
   }
   try {
-    return await command.execute({ home: VenomHome.fromEnv(), json, values, positionals: parsed.positionals, io });
+    return await command.execute({ home: VenomHome.fromEnv(), json, values, positionals: parsed.positionals, io, connections });
   } catch (error) {
     if (error instanceof UsageError) {
       io.err(`${program.name} ${name}: ${error.message}\nUsage: ${program.name} ${command.usage}`);
