@@ -131,7 +131,8 @@ function venomSequenceWorkflow(mux) {
     ...["capture", "-t", name, "-S", `-${TAIL_LINES}`, ";"],
     ...["ls", "--json", ";"],
     ...["send", "-t", name, `/exit ${EXIT_CODE}`, "Enter", ";"],
-    ...["wait", "-t", name, "--exit"],
+    ...["wait", "-t", name, "--exit", ";"],
+    ...["kill", "-t", name],
   ];
   const started = performance.now();
   const run = (command, status) => {
@@ -147,14 +148,13 @@ function venomSequenceWorkflow(mux) {
     return result.stdout;
   };
   const out = run(args, EXIT_CODE);
-  run(["kill", "-t", name], 0);
   const ms = performance.now() - started;
   // Its output, in order: the new pane, the capture, ls's JSON line.
   const lines = out.trimEnd().split("\n");
   assertDone(lastLines(lines.slice(1, -1).join("\n"), TAIL_LINES).join("\n"), "venom-mux sequence");
   const pane = JSON.parse(lines.at(-1)).find((p) => p.name === name);
   if (pane?.waitingForInput !== true) throw new Error(`venom-mux sequence: ls did not see the agent waiting for input: ${lines.at(-1)}`);
-  return { ms, commands: args.filter((arg) => arg === ";").length + 2, processes: 2 };
+  return { ms, commands: args.filter((arg) => arg === ";").length + 1 };
 }
 
 async function tmuxWorkflow(tmux, workspace) {
@@ -266,7 +266,7 @@ export async function run({ quick }) {
   const step = (runs, s, key) => median(runs.map((steps) => steps[s][key]));
   return {
     title,
-    setup: `the fake agent TUI \`bench/fake-agent.mjs\` (raw mode, bracketed paste, a prompt; a pasted task streams 20 lines 10 ms apart; \`/exit 3\` exits 3) driven through each one's CLI, one process per command, ${rounds} round(s)${warmup ? ` after ${warmup} warm-up` : ""}, venom-mux and tmux interleaved, both servers already running. venom-mux: \`new -d -n -x -y -c\`, \`wait --for\`, \`send -p\`, \`wait --quiet ${QUIET_MS}\`, \`capture -S -${TAIL_LINES}\`, \`ls --json\` (waitingForInput), \`send\` + \`wait --exit\`, \`kill\`. tmux 3.3a: \`new-session -d -s -x -y -c\` + \`set-option -w remain-on-exit on\`, a \`capture-pane\` loop until the prompt shows, \`set-buffer\` + \`paste-buffer -p\` in one command, a \`capture-pane\` loop until the screen is unchanged for ${QUIET_MS} ms, \`capture-pane -S -${TAIL_LINES}\`, \`display-message '#{pane_current_command}'\`, \`send-keys\` + a \`display-message '#{pane_dead} #{pane_dead_status}'\` loop, \`kill-session\`; tmux's loops poll every ${POLL_MS} ms.`,
+    setup: `the fake agent TUI \`bench/fake-agent.mjs\` (raw mode, bracketed paste, a prompt; a pasted task streams 20 lines 10 ms apart; \`/exit 3\` exits 3) driven through each one's CLI, one process per command, ${rounds} round(s)${warmup ? ` after ${warmup} warm-up` : ""}, venom-mux and tmux interleaved, both servers already running. venom-mux: \`new -d -n -x -y -c\`, \`wait --for\`, \`send -p\`, \`wait --quiet ${QUIET_MS}\`, \`capture -S -${TAIL_LINES}\`, \`ls --json\` (waitingForInput), \`send\` + \`wait --exit\`, \`kill\`. tmux 3.3a: \`new-session -d -s -x -y -c\` + \`set-option -w remain-on-exit on\`, a \`capture-pane\` loop until the prompt shows, \`set-buffer\` + \`paste-buffer -p\` in one command, a \`capture-pane\` loop until the screen is unchanged for ${QUIET_MS} ms, \`capture-pane -S -${TAIL_LINES}\`, \`display-message '#{pane_current_command}'\`, \`send-keys\` + a \`display-message '#{pane_dead} #{pane_dead_status}'\` loop, \`kill-session\`; tmux's loops poll every ${POLL_MS} ms. As a script: the same venom-mux commands chained with \`\\;\` (tmux's command sequences) in one process, timed as a whole.`,
     columns: ["step", "venom-mux commands", "venom-mux median", "tmux commands", "tmux median"],
     rows: [
       ...STEPS.map((label, s) => [
@@ -285,7 +285,7 @@ export async function run({ quick }) {
       ],
       [
         "whole workflow as a script: venom-mux commands chained with `\\;` (wall min / median / max)",
-        `${sequences[0].commands} in ${sequences[0].processes} processes`,
+        `${sequences[0].commands} in one process`,
         spread(sequenceWall, fmt.ms),
         String(commands(tmuxRuns)),
         spread(wall(tmuxRuns), fmt.ms),
@@ -298,7 +298,7 @@ export async function run({ quick }) {
       ["venom-mux chained with `\\;` / tmux wall time (medians)", fmt.ratio(sequenceRatio)],
       ["venom-mux chained with `\\;` / tmux wall time, per round (min / median / max)", spread(sequencePerRound, fmt.ratio)],
     ],
-    notes: `${lostRounds > 0 ? `In ${lostRounds} of ${rounds + lostRounds} rounds tmux showed the pane dead but never gave its exit status (the program stayed an unreaped zombie for ${STATUS_GRACE_MS / 1000} s and more): those rounds are left out of both columns and replaced (up to ${MAX_LOST}). ` : ""}Each venom-mux command is a Node CLI start (see the CLI start step) where a tmux command is a small C client, so venom-mux's time is mostly its ${commands(venom)} starts; tmux's is its polling loops, which also cost it commands. Chained with \`\\;\`, venom-mux pays two starts instead of ${commands(venom)}; both then share a floor of about 0.6 s (the agent's own start, its 200 ms of output and the ${QUIET_MS} ms of quiet), and what is left is venom-mux's two Node starts against tmux's ${commands(tmuxRuns)} C clients and the overshoot of its polling. "Know its state": venom-mux's \`ls --json\` says whether the program waits for input (from the kernel: the pty's foreground group asleep in a terminal read, output quiet); tmux can only name the foreground command, so its row is not the same answer.`,
+    notes: `${lostRounds > 0 ? `In ${lostRounds} of ${rounds + lostRounds} rounds tmux showed the pane dead but never gave its exit status (the program stayed an unreaped zombie for ${STATUS_GRACE_MS / 1000} s and more): those rounds are left out of both columns and replaced (up to ${MAX_LOST}). ` : ""}Each venom-mux command is a Node CLI start (see the CLI start step) where a tmux command is a small C client, so venom-mux's time is mostly its ${commands(venom)} starts; tmux's is its polling loops, which also cost it commands. Chained with \`\\;\`, venom-mux pays one start instead of ${commands(venom)}; both then share a floor of about 0.6 s (the agent's own start, its 200 ms of output and the ${QUIET_MS} ms of quiet), and what is left is venom-mux's one Node start against tmux's ${commands(tmuxRuns)} C clients and the overshoot of its polling. "Know its state": venom-mux's \`ls --json\` says whether the program waits for input (from the kernel: the pty's foreground group asleep in a terminal read, output quiet); tmux can only name the foreground command, so its row is not the same answer.`,
     targets: [
       {
         target: "agent workflow: fewer commands than tmux",

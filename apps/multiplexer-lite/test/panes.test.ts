@@ -143,7 +143,7 @@ describe("venom-mux panes", () => {
     await mux.stop();
   });
 
-  it("commands chain as tmux sequences: A \\; B runs over one connection and stops at the first failure, \\; a literal ;", async () => {
+  it("commands chain as tmux sequences: A \\; B runs over one connection, a failure or a wait that timed out ends it, \\; a literal ;", async () => {
     const mux = await startMux();
     const sessions = () => readFileSync(join(mux.home, "logs", "mux.log"), "utf8").split('"session established"').length - 1;
     const before = sessions();
@@ -165,6 +165,29 @@ describe("venom-mux panes", () => {
     expect(failed.code).toBe(1);
     expect(failed.stderr).toMatch(/kill: .*no pane "nosuch"/);
     expect(cli(mux, ["ls"]).stdout).not.toMatch(/never/);
+    // A wait that did not see what it waited for ends the sequence: nothing is typed into that pane.
+    const timedOut = cli(mux, [
+      "wait",
+      "-t",
+      "seq",
+      "--for",
+      "never shown",
+      "--timeout",
+      "1",
+      ";",
+      "send",
+      "-t",
+      "seq",
+      "typed-anyway",
+      "Enter",
+    ]);
+    expect(timedOut.code).toBe(124);
+    // wait --exit did what it was asked whatever the program's code: the kill after it runs, and the code is the sequence's.
+    cli(mux, ["new", "-d", "-n", "ends", "--", "sh", "-c", "read line; exit 3"]);
+    const exited = cli(mux, ["send", "-t", "ends", "Enter", ";", "wait", "-t", "ends", "--exit", ";", "kill", "-t", "ends"]);
+    expect(exited.code).toBe(3);
+    expect(cli(mux, ["ls"]).stdout).not.toMatch(/ends/);
+    expect(cli(mux, ["capture", "-t", "seq"]).stdout).not.toMatch(/typed-anyway/);
     // A command that stops the daemon closes the sequence's connection: the next one says the daemon is not running.
     const stopped = cli(mux, ["ls", ";", "kill-server", ";", "ls"]);
     expect(stopped.stdout).toMatch(/^%0 seq: /);

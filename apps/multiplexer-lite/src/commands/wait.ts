@@ -1,6 +1,6 @@
 import { constants } from "node:os";
 import type { PaneInfo } from "@venom/proto";
-import { type CliApp, Exit, UsageError, type VenomClient } from "@venom/runtime/cli";
+import { type CliApp, Exit, ProgramExit, UsageError, type VenomClient } from "@venom/runtime/cli";
 import { withMux } from "./client.js";
 import type { MuxCommand } from "./command.js";
 import { takeTarget, targetOption } from "./target.js";
@@ -20,7 +20,8 @@ export function waitCommand(app: CliApp): MuxCommand {
     summary: "wait for a pane: until it exits (its code), shows REGEX or goes quiet: wait [-t] TARGET [--for RE | --quiet MS | --exit]",
     usage:
       "wait [-t] TARGET [--exit | --for REGEX | --quiet MS] [--timeout SECONDS]\n\n" +
-      "--exit (the default): until the program exits; exits with its code (128+N for a signal).\n" +
+      "--exit (the default): until the program exits; exits with its code (128+N for a signal), and a\n" +
+      "  sequence (wait --exit \\; kill) goes on after it: that code is no failure of the wait.\n" +
       "--for REGEX: until a line of the screen matches REGEX (JavaScript syntax); 0, or 1 if the\n" +
       "  program exits first. The regex runs in this command, never in the daemon.\n" +
       "--quiet MS: until the pane has printed nothing for MS milliseconds; 0, or the program's code if it exits first.\n" +
@@ -51,8 +52,10 @@ export function waitCommand(app: CliApp): MuxCommand {
       if (run.json) run.io.out(JSON.stringify(result));
       if (result.reason === "timeout") return TIMED_OUT;
       if (result.reason === "match" || result.reason === "quiet") return Exit.ok;
-      // It exited: for --for that is a failure to show the pattern; otherwise the program's own code.
-      return pattern ? Exit.failed : exitCode(result.pane);
+      // It exited: for --for that is a failure to show the pattern, for --quiet to go quiet. For --exit it is what was
+      // waited for: the program's own code, after which a sequence goes on.
+      if (pattern) return Exit.failed;
+      return quietMs ? exitCode(result.pane) : new ProgramExit(exitCode(result.pane));
     },
   };
 }

@@ -38,7 +38,7 @@ export interface Command {
   options?: ParseArgsConfig["options"];
   /** Allow arguments after the command's own (e.g. an argv after `--`). */
   strict?: boolean;
-  execute(run: CommandRun): Promise<number>;
+  execute(run: CommandRun): Promise<number | ProgramExit>;
 }
 
 export interface Program {
@@ -49,6 +49,15 @@ export interface Program {
   limits: readonly string[];
   /** Where to run management commands instead, said when they are refused under a delegation. */
   outside?: string;
+}
+
+/**
+ * The exit code of a program a command waited for (`venom-mux wait --exit`):
+ * the process exits with it, but the command did what it was asked, so a
+ * sequence goes on after it (`wait --exit \; kill`).
+ */
+export class ProgramExit {
+  constructor(readonly code: number) {}
 }
 
 export class UsageError extends Error {}
@@ -67,8 +76,9 @@ export function help(program: Program): string {
     ),
     "",
     "Every command takes --json (machine-readable output) and --help.",
-    `Sequences, as in tmux: ${program.name} A \\; B runs B once A exits 0, over one connection; the first other exit code ends it`,
-    "  and is the sequence's. An argument \\; (a backslash and a semicolon) is a literal semicolon.",
+    `Sequences, as in tmux: ${program.name} A \\; B runs B unless A failed (exited non-zero; the exit code of a program A waited`,
+    "  for is no failure), over one connection; the exit code is the failed command's, else the first program's. An argument \\;",
+    "  (a backslash and a semicolon) is a literal semicolon.",
     `Environment: VENOM_HOME (instance root, default ~/.venom; a custom home never falls back to it).`,
     "Exit codes: 0 ok, 1 failed, 2 usage, 3 refused (needs the owner context), 4 daemon not running.",
     "",
@@ -137,26 +147,29 @@ export function commandSequence(argv: readonly string[]): string[][] {
 }
 
 /**
- * Run a program's command line: one command, or a sequence of them that stops
- * at the first one not to exit 0 (as tmux stops at an error); returns the
- * exit code of the last command run.
+ * Run a program's command line: one command, or a sequence of them that ends
+ * at the first one to fail (as tmux ends one at an error), a failure being
+ * any exit code but 0 or a ProgramExit. Returns the failed command's code,
+ * else the first code a ProgramExit reported, else 0.
  */
 export async function runProgram(program: Program, argv: readonly string[], rawIo: Io = stdio): Promise<number> {
   const io = escaping(rawIo);
   const connections = new CliConnections();
   try {
-    let code: number = Exit.ok;
+    let reported: number = Exit.ok;
     for (const args of commandSequence(argv)) {
-      code = await runCommand(program, args, io, connections);
-      if (code !== Exit.ok) break;
+      const outcome = await runCommand(program, args, io, connections);
+      if (!(outcome instanceof ProgramExit)) {
+        if (outcome !== Exit.ok) return outcome;
+      } else if (reported === Exit.ok) reported = outcome.code;
     }
-    return code;
+    return reported;
   } finally {
     connections.close();
   }
 }
 
-async function runCommand(program: Program, argv: readonly string[], io: Io, connections: CliConnections): Promise<number> {
+async function runCommand(program: Program, argv: readonly string[], io: Io, connections: CliConnections): Promise<number | ProgramExit> {
   const [name, ...rest] = argv;
   if (name === undefined || name === "help" || name === "--help" || name === "-h") {
     io.out(help(program));
