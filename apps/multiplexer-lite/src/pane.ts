@@ -124,6 +124,8 @@ export class Pane {
   /** Called once at the next output (after the model has been given it). */
   readonly #outputWaiters = new Set<() => void>();
   #lastOutputAt = Date.now();
+  /** How much the program has printed (UTF-16 units of its decoded output): the position captures and waits share. */
+  #printed = 0;
   readonly createdAt = new Date().toISOString();
   name: string;
   exitCode: number | null = null;
@@ -216,6 +218,7 @@ export class Pane {
 
   #onData(data: string): void {
     this.#lastOutputAt = Date.now();
+    this.#printed += data.length;
     this.#batch.push(data);
     this.#batchLength += data.length;
     this.#readSinceLook = true;
@@ -345,6 +348,11 @@ export class Pane {
   capture(options: CaptureOptions): Promise<string> {
     this.#flush();
     return this.#model.capture(options);
+  }
+
+  /** How much the program has printed so far; a capture taken now shows all of it. */
+  printed(): number {
+    return this.#printed;
   }
 
   /** Milliseconds since the program last printed. */

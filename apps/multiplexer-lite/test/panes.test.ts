@@ -143,6 +143,27 @@ describe("venom-mux panes", () => {
     await mux.stop();
   });
 
+  it("output between a capture and a wait is not missed: pane/wait counts output since the capture's position", async () => {
+    const mux = await startMux();
+    const client = await connect(mux);
+    const pane = await client.request("pane/new", { name: "cat", argv: ["cat"] });
+    const before = await client.request("pane/capture", { target: pane.id });
+    // The pane prints (cat's echo) after that capture and before the wait is asked: the race `wait --for` has.
+    await client.request("pane/send", { target: pane.id, data: "printed-between\r" });
+    await expect
+      .poll(async () => (await client.request("pane/capture", { target: pane.id })).text, { timeout: 20_000 })
+      .toMatch(/printed-between/);
+    const late = await client.request("pane/wait", { target: pane.id, output: true, since: before.printed, timeoutSeconds: 10 });
+    expect(late.reason).toBe("output");
+    // Nothing printed since the latest capture: the wait waits.
+    const now = await client.request("pane/capture", { target: pane.id });
+    expect(now.printed).toBeGreaterThan(before.printed);
+    const idle = await client.request("pane/wait", { target: pane.id, output: true, since: now.printed, timeoutSeconds: 0.5 });
+    expect(idle.reason).toBe("timeout");
+    client.close();
+    await mux.stop();
+  });
+
   it("commands chain as tmux sequences: A \\; B runs over one connection, a failure or a wait that timed out ends it, \\; a literal ;", async () => {
     const mux = await startMux();
     const sessions = () => readFileSync(join(mux.home, "logs", "mux.log"), "utf8").split('"session established"').length - 1;

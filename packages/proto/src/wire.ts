@@ -346,7 +346,11 @@ export const PaneCaptureParamsSchema = z.strictObject({
   /** Keep trailing spaces (tmux -N); -J keeps them too. */
   trailingSpaces: z.boolean().optional(),
 });
-export const PaneCaptureResultSchema = z.strictObject({ text: z.string() });
+export const PaneCaptureResultSchema = z.strictObject({
+  text: z.string(),
+  /** How much the pane had printed when this screen was taken (a position in its output): pane/wait's `since`. */
+  printed: z.number().int().nonnegative(),
+});
 export const PaneAttachParamsSchema = z.strictObject({
   target: PaneTargetSchema,
   cols: DimensionSchema.optional(),
@@ -369,6 +373,11 @@ export const PaneWaitParamsSchema = z.strictObject({
   quietMs: z.number().int().positive().max(86_400_000).optional(),
   /** Also done at the pane's next output. */
   output: z.boolean().optional(),
+  /**
+   * With `output`: output past this position (a capture's `printed`) counts even if it came before this request, so
+   * output between a capture and a wait is never missed.
+   */
+  since: z.number().int().nonnegative().optional(),
 });
 export const PaneWaitResultSchema = z.strictObject({
   pane: PaneInfoSchema,

@@ -62,32 +62,35 @@ export function waitCommand(app: CliApp): MuxCommand {
 
 type WaitResult = Awaited<ReturnType<typeof wait>>;
 
-function wait(client: VenomClient, target: string, deadline: number | undefined, also: { quietMs?: number; output?: boolean }) {
+function wait(
+  client: VenomClient,
+  target: string,
+  deadline: number | undefined,
+  also: { quietMs?: number; output?: boolean; since?: number },
+) {
   const seconds = deadline === undefined ? undefined : Math.max(0.001, (deadline - Date.now()) / 1000);
   return client.request("pane/wait", { target, ...(seconds ? { timeoutSeconds: seconds } : {}), ...also });
 }
 
-const RECHECK_MS = 250;
-
-/** Look at the screen, and again after each output, until a line matches, the program exits or time is up. */
+/** Look at the screen, and again after each output since that look, until a line matches, the program exits or time is up. */
 async function waitFor(
   client: VenomClient,
   target: string,
   pattern: RegExp,
   deadline: number | undefined,
 ): Promise<WaitResult | { reason: "match"; line: string }> {
+  let since = 0;
   const match = async () => {
-    const { text } = await client.request("pane/capture", { target });
-    return text.split("\n").find((line) => pattern.test(line));
+    const screen = await client.request("pane/capture", { target });
+    since = screen.printed;
+    return screen.text.split("\n").find((line) => pattern.test(line));
   };
   for (;;) {
     const line = await match();
     if (line !== undefined) return { reason: "match", line };
-    // Output that came between the capture and this wait wakes nobody (the program may print its prompt once and then
-    // wait for input), so the screen is looked at again at least every RECHECK_MS.
-    const recheck = Date.now() + RECHECK_MS;
-    const next = await wait(client, target, deadline === undefined ? recheck : Math.min(deadline, recheck), { output: true });
-    if (next.reason === "output" || (next.reason === "timeout" && (deadline === undefined || Date.now() < deadline))) continue;
+    // Output between that capture and this wait counts: a program that printed its prompt once and then waits for input is seen.
+    const next = await wait(client, target, deadline, { output: true, since });
+    if (next.reason === "output") continue;
     // One last look: the output that came with the exit may hold the match.
     const last = next.reason === "exit" ? await match() : undefined;
     return last === undefined ? next : { reason: "match", line: last };

@@ -6,8 +6,8 @@ type Reason = "exit" | "quiet" | "output" | "timeout";
 
 /**
  * Wait until a pane's program exits (its status is kept after exit), or, when
- * asked, until the pane goes quiet for `quietMs` or prints again (`output`);
- * never longer than the timeout.
+ * asked, until the pane goes quiet for `quietMs` or prints again (`output`,
+ * at once if it printed past `since` already); never longer than the timeout.
  */
 export const waitMethod = (panes: PaneTable) =>
   paneMethod("pane/wait", async (params, session) => {
@@ -22,9 +22,11 @@ export const waitMethod = (panes: PaneTable) =>
     if (params.timeoutSeconds) waits.push(after(params.timeoutSeconds * 1000, "timeout"));
     if (params.output) {
       waits.push(
-        new Promise((resolve) => {
-          stopWaitingForOutput = pane.onNextOutput(() => resolve("output"));
-        }),
+        params.since !== undefined && pane.printed() > params.since
+          ? Promise.resolve("output")
+          : new Promise((resolve) => {
+              stopWaitingForOutput = pane.onNextOutput(() => resolve("output"));
+            }),
       );
     }
     if (params.quietMs) waits.push(quiet(pane, params.quietMs, timers));
