@@ -56,6 +56,13 @@ describe("venom-mux panes", () => {
     const prompt = cli(mux, ["next-window"]);
     expect(prompt.code).toBe(2);
     expect(prompt.stderr).toMatch(/next-window: works in an attached client only: venom-mux attach, then the prefix and :/);
+    // Unknown flags and missing values are said plainly, with the usage (exit 2).
+    const bogus = cli(mux, ["ls", "--bogus"]);
+    expect(bogus.code).toBe(2);
+    expect(bogus.stderr).toBe("venom-mux ls: unknown flag --bogus\nUsage: venom-mux ls\n");
+    expect(cli(mux, ["capture", "-t", "work", "-Z"]).stderr).toMatch(/^venom-mux capture: unknown flag -Z\nUsage: venom-mux capture /);
+    expect(cli(mux, ["new", "-d", "-x"]).stderr).toMatch(/^venom-mux new: -x needs a value\n/);
+    expect(cli(mux, ["ls", "--json=yes"]).stderr).toMatch(/^venom-mux ls: --json takes no value\n/);
     expect(cli(mux, ["kill-server"]).code).toBe(0);
     expect(cli(mux, ["ls"]).code).toBe(4);
   });

@@ -1,6 +1,5 @@
-import { parseArgs } from "node:util";
 import type { PaneInfo } from "@venom/proto";
-import type { CliApp, VenomClient } from "@venom/runtime/cli";
+import { type CliApp, parseCommandArgs, type VenomClient } from "@venom/runtime/cli";
 import type { PromptRun } from "../commands/command.js";
 import { findCommand, muxCommands } from "../commands/table.js";
 
@@ -68,11 +67,11 @@ export async function runPromptCommand(host: CommandHost, line: string): Promise
     throw new CommandError(`unknown command: ${name} (here: ${here.join(", ")})`);
   }
   if (!command.prompt) throw new CommandError(`${name} runs from a shell: ${host.app.program} ${usage(command)}`);
-  let parsed: ReturnType<typeof parseArgs>;
+  let parsed: PromptRun;
   try {
-    parsed = parseArgs({ args, options: command.options ?? {}, allowPositionals: true, strict: command.strict ?? true });
+    parsed = parseCommandArgs(args, command.options ?? {});
   } catch (error) {
     throw new CommandError(`${name}: ${(error as Error).message}; usage: ${usage(command)}`);
   }
-  return command.prompt(host, { values: parsed.values as PromptRun["values"], positionals: parsed.positionals });
+  return command.prompt(host, parsed);
 }

@@ -36,8 +36,6 @@ export interface Command {
    */
   management: boolean | ((values: CommandRun["values"], positionals: readonly string[]) => boolean);
   options?: ParseArgsConfig["options"];
-  /** Allow arguments after the command's own (e.g. an argv after `--`). */
-  strict?: boolean;
   execute(run: CommandRun): Promise<number | ProgramExit>;
 }
 
@@ -99,27 +97,24 @@ const stdio: Io = {
 };
 
 /**
- * tmux users write `-S -100` and `-E -`: a short string option followed by a
- * negative number or a lone dash. parseArgs would read that as another option,
- * so such a pair is joined into `-S-100` first.
+ * Parse a command's arguments as getopt does (a string option takes the next
+ * argument, even `-100` or `-`: tmux users write `-S -100` and `-E -`),
+ * saying plainly what was wrong: an unknown flag, a missing value, a value
+ * given to a flag that takes none.
  */
-function joinNegativeValues(args: readonly string[], options: NonNullable<ParseArgsConfig["options"]>): string[] {
-  const takesValue = new Set(
-    Object.values(options)
-      .filter((o) => o.type === "string" && o.short)
-      .map((o) => `-${o.short}`),
-  );
-  const out: string[] = [];
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i] as string;
-    if (arg === "--") return [...out, ...args.slice(i)];
-    const next = args[i + 1];
-    if (takesValue.has(arg) && next !== undefined && /^-(\d+)?$/.test(next)) {
-      out.push(`${arg}${next}`);
-      i++;
-    } else out.push(arg);
+export function parseCommandArgs(
+  args: readonly string[],
+  options: NonNullable<ParseArgsConfig["options"]>,
+): Pick<CommandRun, "values" | "positionals"> {
+  const parsed = parseArgs({ args: [...args], options, allowPositionals: true, strict: false, tokens: true });
+  for (const token of parsed.tokens) {
+    if (token.kind !== "option") continue;
+    const option = options[token.name];
+    if (!option) throw new UsageError(`unknown flag ${token.rawName}`);
+    if (option.type === "string" && token.value === undefined) throw new UsageError(`${token.rawName} needs a value`);
+    if (option.type === "boolean" && token.inlineValue) throw new UsageError(`${token.rawName} takes no value`);
   }
-  return out;
+  return { values: parsed.values as CommandRun["values"], positionals: parsed.positionals };
 }
 
 /**
@@ -180,16 +175,11 @@ async function runCommand(program: Program, argv: readonly string[], io: Io, con
     io.err(`${program.name}: unknown command "${name}"; run ${program.name} --help`);
     return Exit.usage;
   }
-  let parsed: ReturnType<typeof parseArgs>;
+  let parsed: Pick<CommandRun, "values" | "positionals">;
   try {
-    parsed = parseArgs({
-      args: joinNegativeValues(rest, command.options ?? {}),
-      options: { ...globalOptions, ...command.options },
-      allowPositionals: true,
-      strict: command.strict ?? true,
-    });
+    parsed = parseCommandArgs(rest, { ...globalOptions, ...command.options });
   } catch (error) {
-    io.err(`${program.name} ${name}: ${(error as Error).message}`);
+    io.err(`${program.name} ${name}: ${(error as Error).message}\nUsage: ${program.name} ${command.usage}`);
     return Exit.usage;
   }
   const values = parsed.values as CommandRun["values"];
