@@ -131,7 +131,7 @@ function escaping(io: Io): Io {
  * ";" separates commands; "\;" is a literal semicolon. Empty commands (a
  * trailing ";") are dropped.
  */
-export function commandSequence(argv: readonly string[]): string[][] {
+function commandSequence(argv: readonly string[]): string[][] {
   const sequence: string[][] = [[]];
   for (const arg of argv) {
     if (arg === ";") sequence.push([]);
@@ -154,9 +154,8 @@ export async function runProgram(program: Program, argv: readonly string[], rawI
     let reported: number = Exit.ok;
     for (const args of commandSequence(argv)) {
       const outcome = await runCommand(program, args, io, connections);
-      if (!(outcome instanceof ProgramExit)) {
-        if (outcome !== Exit.ok) return outcome;
-      } else if (reported === Exit.ok) reported = outcome.code;
+      if (outcome instanceof ProgramExit) reported ||= outcome.code;
+      else if (outcome !== Exit.ok) return outcome;
     }
     return reported;
   } finally {
