@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { AltScreenFilter } from "../src/attach/altscreen.js";
 import { cells } from "../src/attach/cells.js";
 import { PrefixReader, parsePrefix } from "../src/attach/keys.js";
-import { words } from "../src/attach/prompt-commands.js";
+import { commandsOf } from "../src/attach/prompt-commands.js";
 import { StatusGuard } from "../src/attach/status-guard.js";
 import { statusText } from "../src/attach/status-line.js";
 import { endedAfterEach, type Mux, needsTmux } from "./started.js";
@@ -331,6 +331,15 @@ describe("venom-mux attach", () => {
     tmux.type("neww -d -n quiet -- sleep 300");
     tmux.keys("Enter");
     await tmux.waitFor(/new pane %2 quiet/);
+    // A sequence, as at tmux's prompt: a bare ; separates commands.
+    tmux.keys("C-b", ":");
+    tmux.type("neww -d -n s1 -- sleep 300 ; neww -d -n s2 -- sleep 300");
+    tmux.keys("Enter");
+    await panesPoll(d, (list) => ["s1", "s2"].every((n) => list.some((p) => p.name === n)), "the prompt's sequence never made both panes");
+    tmux.keys("C-b", ":");
+    tmux.type("killp -t s1 ; killp -t s2");
+    tmux.keys("Enter");
+    await panesPoll(d, (list) => !list.some((p) => p.name === "s1" || p.name === "s2"), "the prompt's sequence never killed both panes");
     tmux.keys("C-b", ":");
     tmux.type("send-keys 'echo typed-at-prompt-$((2*3))' Enter");
     tmux.keys("Enter");
@@ -601,8 +610,14 @@ describe("attach building blocks", () => {
     expect(() => parsePrefix("Ctrl+b")).toThrow(/write it like "C-b"/);
   });
 
-  it("splits prompt commands into words with quotes", () => {
-    expect(words(`new-window -n x -- sh -c 'echo "hi there"'`)).toEqual(["new-window", "-n", "x", "--", "sh", "-c", 'echo "hi there"']);
-    expect(words(`rename-window "a b"\\ c`)).toEqual(["rename-window", "a b c"]);
+  it("splits prompt commands into words with quotes, and sequences at a bare ;", () => {
+    expect(commandsOf(`new-window -n x -- sh -c 'echo "hi there"'`)).toEqual([
+      ["new-window", "-n", "x", "--", "sh", "-c", 'echo "hi there"'],
+    ]);
+    expect(commandsOf(`rename-window "a b"\\ c`)).toEqual([["rename-window", "a b c"]]);
+    expect(commandsOf(`neww -d ; send-keys \\; ';' Enter ;`)).toEqual([
+      ["neww", "-d"],
+      ["send-keys", ";", ";", "Enter"],
+    ]);
   });
 });

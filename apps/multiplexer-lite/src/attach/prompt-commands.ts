@@ -32,9 +32,33 @@ export class CommandError extends Error {}
 
 /** Split a command line into words: spaces separate, quotes ('…', "…") and backslashes keep them together. */
 export function words(line: string): string[] {
-  const out: string[] = [];
+  return tokens(line).map((token) => token.word);
+}
+
+/**
+ * Split a command line into the commands of a sequence, as tmux's prompt
+ * does: a bare `;` separates them; a quoted or escaped one (`\;`) is a word.
+ */
+export function commandsOf(line: string): string[][] {
+  const commands: string[][] = [[]];
+  for (const { word, bare } of tokens(line)) {
+    if (bare && word === ";") commands.push([]);
+    else (commands.at(-1) as string[]).push(word);
+  }
+  return commands.filter((command) => command.length > 0);
+}
+
+/** The words of a line, each saying whether it was typed bare (no quote or backslash in it). */
+function tokens(line: string): { word: string; bare: boolean }[] {
+  const out: { word: string; bare: boolean }[] = [];
   let word: string | undefined;
+  let bare = true;
   let quote: "'" | '"' | undefined;
+  const end = () => {
+    if (word !== undefined) out.push({ word, bare });
+    word = undefined;
+    bare = true;
+  };
   for (let i = 0; i < line.length; i++) {
     const c = line[i] as string;
     if (quote) {
@@ -43,21 +67,35 @@ export function words(line: string): string[] {
       else word = (word ?? "") + c;
     } else if (c === "'" || c === '"') {
       quote = c;
+      bare = false;
       word = word ?? "";
-    } else if (c === "\\" && i + 1 < line.length) word = (word ?? "") + line[++i];
-    else if (/\s/.test(c)) {
-      if (word !== undefined) out.push(word);
-      word = undefined;
-    } else word = (word ?? "") + c;
+    } else if (c === "\\" && i + 1 < line.length) {
+      bare = false;
+      word = (word ?? "") + line[++i];
+    } else if (/\s/.test(c)) end();
+    else word = (word ?? "") + c;
   }
   if (quote) throw new CommandError(`unterminated ${quote} quote`);
-  if (word !== undefined) out.push(word);
+  end();
   return out;
 }
 
-/** Run one command line typed at the `:` prompt: any command of venom-mux's table that an attached client can run. */
+/**
+ * Run a command line typed at the `:` prompt: a command of venom-mux's table
+ * that an attached client can run, or a sequence of them (`neww -d ; neww`),
+ * which the first error ends.
+ */
 export async function runPromptCommand(host: CommandHost, line: string): Promise<CommandOutcome> {
-  const [name, ...args] = words(line);
+  const outcome: CommandOutcome = {};
+  for (const command of commandsOf(line)) {
+    const { drew, message } = await runOne(host, command);
+    if (drew) outcome.drew = true;
+    if (message) outcome.message = message;
+  }
+  return outcome;
+}
+
+async function runOne(host: CommandHost, [name, ...args]: string[]): Promise<CommandOutcome> {
   if (name === undefined) return {};
   const commands = muxCommands(host.app);
   const command = findCommand(commands, name);
