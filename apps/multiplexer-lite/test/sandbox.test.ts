@@ -151,6 +151,10 @@ describe('panes under [sandbox] mode = "landlock" (docs/security-model.md, Confi
       'for (const f of fs.readdirSync(d)) { const r = JSON.parse(fs.readFileSync(d + "/" + f)); r.sandbox = []; fs.writeFileSync(d + "/" + f, JSON.stringify(r)); }';
     const owner = await connect(mux, { gate: async () => "approve" as const });
     try {
+      // Said before any launch: hello and status carry it.
+      const notice = /every confined launch is refused: the delegation records \(.*\) lie in .*, which a confined process could write/;
+      expect(owner.hello.notices?.some((n) => notice.test(n))).toBe(true);
+      expect(cli(mux, ["status"]).stdout).toMatch(notice);
       const attempt = owner.request("pane/new", {
         argv: [
           "bash",
@@ -183,6 +187,8 @@ describe('panes under [sandbox] mode = "landlock" (docs/security-model.md, Confi
     // The person approves whatever the agent's delegation asks (the relay brings it here): only confinement stands in the way.
     const owner = await connect(mux, { gate: async () => "approve" as const });
     try {
+      // VENOM_HOME lies outside the workspace: no launch is refused for the records.
+      expect(owner.hello.notices?.some((n) => n.startsWith("every confined launch is refused"))).toBe(false);
       const breakOut = (name: string) => `echo HOME=$HOME; echo x > ${outside}/${name}; cat ${home}/secret; sleep 300`;
       const ask = (socket: string, method: string, params: unknown) =>
         `${process.execPath} ask.cjs ${socket} ${method} '${JSON.stringify(params)}'`;

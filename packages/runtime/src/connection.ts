@@ -278,7 +278,7 @@ export class Connection<Context> {
           .map(([name]) => name),
         ...Object.keys(this.host.appMethods),
       ],
-      notices: sessionNotices(state),
+      notices: sessionNotices(state, this.host.home.delegations),
     };
   }
 

@@ -24,7 +24,7 @@ import type { DelegationRecord } from "./delegations.js";
 import { DELEGATE_NOTICE } from "./notices.js";
 import type { PeerFacts } from "./peer.js";
 import type { RpcPeer } from "./rpc.js";
-import { sandboxNotices, UNKNOWN_CONFINEMENT } from "./sandbox/launch.js";
+import { recordsNotices, sandboxNotices, UNKNOWN_CONFINEMENT } from "./sandbox/launch.js";
 import type { SandboxProfile } from "./sandbox/plan.js";
 
 export type Transport = "socket" | "stdio";
@@ -221,8 +221,9 @@ function projectConfig(config: Config, workspace: string): { config: Config; err
   }
 }
 
-export function sessionNotices(state: SessionState): string[] {
-  const notices = sandboxNotices(state.config);
+/** What hello tells a session: its confinement, and anything that will refuse what it asks. `records`: the delegation records' directory. */
+export function sessionNotices(state: SessionState, records: string): string[] {
+  const notices = [...sandboxNotices(state.config), ...recordsNotices(state.config, state.workspace, records)];
   if (state.principal.kind === "delegate") notices.push(DELEGATE_NOTICE);
   if (state.confinement === null) notices.push(`${UNKNOWN_CONFINEMENT}: Venom starts no process for you`);
   else if (state.confinement.length > 0) {

@@ -225,7 +225,7 @@ echo d > ${outside}/new; rm -f ${outside}/keep; mkdir ${outside}/dir; exit 0`,
   it("refuses a profile under which the process could write the delegation records its confinement is read from", () => {
     const records = (under: string) => join(under, "venom-home", "state", "delegations");
     expect(() => profile({ records: records(workspace) })).toThrow(
-      /refused: the delegation records .* lie in .*\/ws, which the process could write/,
+      /refused: the delegation records .* lie in .*\/ws, which a confined process could write/,
     );
     const extra = join(root, "extra");
     mkdirSync(extra, { recursive: true });

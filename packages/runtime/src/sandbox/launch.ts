@@ -1,3 +1,5 @@
+import { existsSync, realpathSync } from "node:fs";
+import { isAbsolute } from "node:path";
 import { fileURLToPath } from "node:url";
 import { isDeepStrictEqual } from "node:util";
 import { landlockAbi, NativeError, sandboxLauncherPath } from "@venom/native";
@@ -5,7 +7,7 @@ import { agentSandbox, type Config } from "../config.js";
 import { NO_SANDBOX_NOTICE } from "../notices.js";
 import { SandboxUnavailableError } from "./errors.js";
 import { type Confinement, confinementFor, describeConfinement, planRuleset, type Refusal, type SandboxProfile } from "./plan.js";
-import { type SandboxSpec, sandboxProfileFor } from "./profile.js";
+import { recordsExposure, type SandboxSpec, sandboxProfileFor } from "./profile.js";
 import { LayersSchema, MAX_LAYERS, MAX_LAYERS_BYTES } from "./profile-schema.js";
 import { ENV_PREFIX, encodeRuleset, RULESET_VAR } from "./ruleset-text.js";
 
@@ -149,6 +151,20 @@ export function sandboxNotices(config: Config): string[] {
     .filter(([, sandbox]) => JSON.stringify(sandbox) !== JSON.stringify(config.sandbox))
     .map(([name, sandbox]) => `agent ${name} ([agents.${name}] sandbox): ${describeSandbox(sandbox)}`);
   return [describeSandbox(config.sandbox), ...agents];
+}
+
+/**
+ * Said in hello and status while true, so it is known before the first launch
+ * is refused: with any sandbox on, every confined launch of a session in
+ * `workspace` is refused when the delegation records lie in the workspace or
+ * a sandbox.writable path.
+ */
+export function recordsNotices(config: Config, workspace: string, records: string): string[] {
+  const on = [config.sandbox, ...Object.keys(config.agents).map((name) => agentSandbox(config, name))].filter((s) => s.mode !== "off");
+  if (on.length === 0) return [];
+  const writable = on.flatMap((sandbox) => sandbox.writable).filter((path) => isAbsolute(path) && existsSync(path));
+  const exposed = recordsExposure(records, [workspace, ...writable.map((path) => realpathSync(path))]);
+  return exposed ? [`every confined launch is refused: ${exposed}`] : [];
 }
 
 function describeSandbox(sandbox: Config["sandbox"]): string {

@@ -51,14 +51,8 @@ export function sandboxProfileFor(spec: SandboxSpec): SandboxProfile {
   const tmp = join(spec.home, "tmp");
   privateDir(spec.home);
   privateDir(tmp);
-  // Its parent (state/) exists while a daemon runs; the records directory itself may not yet.
-  const records = join(canonical(dirname(spec.records)), basename(spec.records));
-  const exposing = [spec.workspace, ...writable, realpathSync(spec.home)].find((root) => isWithin(root, records));
-  if (exposing) {
-    throw new SandboxUnavailableError(
-      `refused: the delegation records (${records}) lie in ${exposing}, which the process could write, so it could rewrite its own confinement; keep VENOM_HOME outside the workspace and sandbox.writable`,
-    );
-  }
+  const exposed = recordsExposure(spec.records, [spec.workspace, ...writable, realpathSync(spec.home)]);
+  if (exposed) throw new SandboxUnavailableError(`refused: ${exposed}`);
   const cwd = canonical(spec.cwd);
   if (![spec.workspace, ...writable].some((root) => isWithin(root, cwd))) {
     throw new SandboxUnavailableError("the process would start outside the workspace and sandbox.writable");
@@ -80,6 +74,20 @@ export function sandboxProfileFor(spec: SandboxSpec): SandboxProfile {
     home: realpathSync(spec.home),
     tmp: realpathSync(tmp),
   };
+}
+
+/**
+ * Why no process may be confined with write access to `roots` (canonical):
+ * one of them holds the delegation records, which say what a confined
+ * caller's descendants are confined by, so the process could rewrite its own
+ * confinement. Undefined when none does.
+ */
+export function recordsExposure(records: string, roots: readonly string[]): string | undefined {
+  // Its parent (state/) exists while a daemon runs; the records directory itself may not yet.
+  const canonicalRecords = join(canonical(dirname(records)), basename(records));
+  const root = roots.find((root) => isWithin(root, canonicalRecords));
+  if (root === undefined) return undefined;
+  return `the delegation records (${canonicalRecords}) lie in ${root}, which a confined process could write, so it could rewrite its own confinement; keep VENOM_HOME outside the workspace and sandbox.writable`;
 }
 
 /** Node's install prefix (`<prefix>/bin/node`), so a confined process can run node and its global tools. */
