@@ -30,14 +30,11 @@ export interface CommandOutcome {
 
 export class CommandError extends Error {}
 
-/** Split a command line into words: spaces separate, quotes ('…', "…") and backslashes keep them together. */
-export function words(line: string): string[] {
-  return tokens(line).map((token) => token.word);
-}
-
 /**
  * Split a command line into the commands of a sequence, as tmux's prompt
- * does: a bare `;` separates them; a quoted or escaped one (`\;`) is a word.
+ * does: spaces separate words, quotes ('…', "…") and backslashes keep them
+ * together, and a bare `;` separates commands (a quoted or escaped one, `\;`,
+ * is a word).
  */
 export function commandsOf(line: string): string[][] {
   const commands: string[][] = [[]];

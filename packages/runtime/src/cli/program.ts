@@ -75,8 +75,8 @@ export function help(program: Program): string {
     "",
     "Every command takes --json (machine-readable output) and --help.",
     `Sequences, as in tmux: ${program.name} A \\; B runs B unless A failed (exited non-zero; the exit code of a program A waited`,
-    "  for is no failure), over one connection; the exit code is the failed command's, else the first program's. An argument \\;",
-    "  (a backslash and a semicolon) is a literal semicolon.",
+    "  for is no failure); the exit code is the failed command's, else the first program's. An argument \\; (a backslash and a",
+    "  semicolon) is a literal semicolon.",
     `Environment: VENOM_HOME (instance root, default ~/.venom; a custom home never falls back to it).`,
     "Exit codes: 0 ok, 1 failed, 2 usage, 3 refused (needs the owner context), 4 daemon not running.",
     "",
@@ -181,7 +181,7 @@ async function runCommand(program: Program, argv: readonly string[], io: Io, con
     io.err(`${program.name} ${name}: ${(error as Error).message}\nUsage: ${program.name} ${command.usage}`);
     return Exit.usage;
   }
-  const values = parsed.values as CommandRun["values"];
+  const { values } = parsed;
   if (values.help) {
     io.out(commandHelp(program, command));
     return Exit.ok;
