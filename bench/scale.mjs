@@ -41,15 +41,26 @@ function cpuSeconds(pid) {
 }
 
 /**
- * Fill the scrollback, say so, wait for the go file, then a line every 10 ms
- * without forking (`read -t` on the idle pty times out). The busy loops start
- * together once every pane has filled: made one by one while the others
- * already print, 200 panes took minutes to make on a 2-core machine, and
- * their fill overlapped the soak.
+ * Fill the scrollback, say so, wait for the go file, then a line every 10 ms.
+ * The busy loops start together once every pane has filled: made one by one
+ * while the others already print, 200 panes took minutes to make on a 2-core
+ * machine, and their fill overlapped the soak. The printer is perl, not a
+ * shell loop: 200 bash loops (`echo; read -t 0.01`) took some 70% of both
+ * cores of this machine by themselves (perl's take under half, most of it the
+ * kernel's pty writes and wakeups), so the bench measured the scheduler rather
+ * than the multiplexer. Both run the same perl, whatever the user's
+ * shell is (tmux's shell only splits the command line).
  */
 const FILLED = "scrollback-filled";
-const paneProgram = (prefill, go) =>
-  `seq ${prefill}; echo ${FILLED}; while [ ! -e ${go} ]; do read -t 0.2; done; while :; do echo "line $RANDOM $RANDOM"; read -t 0.01; done`;
+const PRINTER = [
+  "$| = 1; my ($n, $go) = @ARGV;",
+  `print "$_\\n" for 1 .. $n; print "${FILLED}\\n";`,
+  "select(undef, undef, undef, 0.2) until -e $go;",
+  'while (1) { printf "line %d %d\\n", rand 32768, rand 32768; select(undef, undef, undef, 0.01) }',
+].join(" ");
+const paneArgv = (prefill, go) => ["perl", "-e", PRINTER, String(prefill), go];
+/** The same argv as one shell command, for tmux's new-window (PRINTER has no single quote; `go` is a temp path). */
+const paneCommand = (prefill, go) => `perl -e '${PRINTER}' ${prefill} ${go}`;
 
 /** Wait until every pane has filled its scrollback, asking `capture(i)` for pane i (0-based) until it says so, then the next. */
 async function untilFilled(panes, capture, what) {
@@ -93,7 +104,7 @@ async function venomRun(panes, prefill, soakMs) {
   await sleep(1_000);
   const idle = memory(mux.pid).rss;
   const created = [];
-  for (let i = 0; i < panes; i++) created.push(await mux.newPane(client, ["bash", "-c", paneProgram(prefill, go)]));
+  for (let i = 0; i < panes; i++) created.push(await mux.newPane(client, paneArgv(prefill, go)));
   const capture = async (i) => (await client.request("pane/capture", { target: created[i].id })).text;
   await untilFilled(panes, capture, "venom-mux pane");
   writeFileSync(go, "");
@@ -142,7 +153,7 @@ async function tmuxRun(panes, prefill, soakMs) {
   await sleep(1_000);
   const idle = memory(pid).rss;
   const go = join(tempDir("scale-go"), "go");
-  for (let i = 1; i <= panes; i++) tmux.tmux("new-window", "-t", `scale:${i}`, paneProgram(prefill, go));
+  for (let i = 1; i <= panes; i++) tmux.tmux("new-window", "-t", `scale:${i}`, paneCommand(prefill, go));
   tmux.tmux("kill-window", "-t", "scale:0");
   const capture = (i) => tmux.tmux("capture-pane", "-p", "-t", `scale:${i + 1}`);
   await untilFilled(panes, capture, "tmux pane");
@@ -177,7 +188,7 @@ export async function run({ quick }) {
   const venomGrowth = growth(venom);
   return {
     title,
-    setup: `${panes} panes (80x24), each running \`bash -c '${paneProgram(prefill, "GO")}'\`: ${prefill} lines first (scrollback ${SCROLLBACK} lines in both; tmux's history-limit set to it), then, once every pane has filled and the go file is made, a line every 10 ms; the soak (${soakMs / 1000} s) starts once the last pane prints its loop. venom-mux first, stopped, then one tmux server (panes as windows, no client attached). During the soak one pane is captured every ${CAPTURE_EVERY_MS} ms: venom through a connected protocol client (\`pane/capture\`, what \`venom-mux capture\` sends), tmux by spawning \`tmux capture-pane -p\` (its client). CPU: utime+stime of the daemon (all threads) over the soak, from /proc/PID/stat. Per pane = (RSS at the end − RSS before any busy pane) ÷ ${panes}.`,
+    setup: `${panes} panes (80x24), each running \`${paneCommand(prefill, "GO")}\`: ${prefill} lines first (scrollback ${SCROLLBACK} lines in both; tmux's history-limit set to it), then, once every pane has filled and the go file is made, a line every 10 ms; the soak (${soakMs / 1000} s) starts once the last pane prints its loop. venom-mux first, stopped, then one tmux server (panes as windows, no client attached). During the soak one pane is captured every ${CAPTURE_EVERY_MS} ms: venom through a connected protocol client (\`pane/capture\`, what \`venom-mux capture\` sends), tmux by spawning \`tmux capture-pane -p\` (its client). CPU: utime+stime of the daemon (all threads) over the soak, from /proc/PID/stat. Per pane = (RSS at the end − RSS before any busy pane) ÷ ${panes}.`,
     columns: ["daemon", "CPU time over the soak", "RSS start / middle / end", "RSS per pane", "capture latency min / median / p99 / max"],
     rows: [row("venom-mux", venom), row("tmux", tmux)],
     ratios: [
