@@ -4,6 +4,7 @@ import unicode11Addon from "@xterm/addon-unicode11";
 import xterm from "@xterm/headless";
 import { type CaptureOptions, capture } from "./capture.js";
 import type { KeyModes } from "./keys.js";
+import { reuseEmptyLineMaps } from "./line-maps.js";
 import { answerQueries, WINDOW_REPORTS } from "./terminal-answers.js";
 
 /**
@@ -95,6 +96,10 @@ class Screen {
   ]);
   parsed = 0;
   title = "";
+  /** In the line of models waiting for a background turn (`waiting`). */
+  inLine = false;
+  /** The progress report this model's last parse went into (`progressed`). */
+  reportedIn = -1;
   /** What this model was sent and xterm has not been given yet: output, resizes, and what to run once what came before is parsed. */
   #queue: (string | QueuedResize | (() => void))[] = [];
 
@@ -113,6 +118,7 @@ class Screen {
       // tmux's scroll-on-clear: clearing the whole screen (ED2, `clear`, C-l) scrolls what it showed into history.
       scrollOnEraseInDisplay: true,
     });
+    reuseEmptyLineMaps(this.terminal);
     this.terminal.loadAddon(this.#serialize);
     // Character widths of Unicode 11 (emoji and East Asian wide characters take two cells), as tmux's wcwidth gives them.
     this.terminal.loadAddon(new unicode11Addon.Unicode11Addon());
@@ -155,7 +161,8 @@ class Screen {
 
   /** Closed: what was asked before is answered; output after the last request is never parsed, as nobody can see it. */
   close(): void {
-    waiting.delete(this);
+    if (this.inLine) waiting.splice(waiting.indexOf(this), 1);
+    this.inLine = false;
     const lastRequest = this.#queue.findLastIndex((item) => typeof item === "function");
     this.#queue.length = lastRequest + 1;
     this.after(() => this.terminal.dispose());
@@ -230,12 +237,21 @@ const TURN_CHARS = 64 * 1024;
 const TURN_MODELS = 8;
 /** Queued output is joined into writes to xterm of at most this many characters (one pty batch). */
 const WRITE_CHARS = 64 * 1024;
-/** Models with output queued, in the order of their turns. */
-const waiting = new Set<Screen>();
+/**
+ * Models with output queued, in the order of their turns. An array and a flag
+ * on each model, not a Set: a Set this busy (20,000 writes a second from 200
+ * panes, each model taken out and put back every turn) rehashed its table all
+ * the time, and V8 put those tables straight into the old generation: some
+ * 2 MB/s of garbage that only a collection of the worker's whole heap freed.
+ */
+const waiting: Screen[] = [];
 let turnScheduled = false;
 
 function waitForTurn(screen: Screen): void {
-  waiting.add(screen);
+  if (!screen.inLine) {
+    screen.inLine = true;
+    waiting.push(screen);
+  }
   if (!turnScheduled) {
     turnScheduled = true;
     setImmediate(backgroundTurn);
@@ -252,16 +268,19 @@ function waitForTurn(screen: Screen): void {
 function backgroundTurn(): void {
   turnScheduled = false;
   let chars = TURN_CHARS;
-  const served: Screen[] = [];
-  for (const screen of waiting) if (served.push(screen) === TURN_MODELS) break;
+  const served = waiting.splice(0, TURN_MODELS);
   const share = Math.ceil(TURN_CHARS / served.length);
+  let given = 0;
   for (const screen of served) {
     if (chars <= 0) break;
-    waiting.delete(screen);
     chars -= screen.handOver(Math.min(share, chars));
-    if (screen.queued) waiting.add(screen);
+    given++;
+    if (screen.queued) waiting.push(screen);
+    else screen.inLine = false;
   }
-  if (waiting.size > 0) {
+  // Those the turn's characters did not reach keep their places at the front.
+  waiting.unshift(...served.slice(given));
+  if (waiting.length > 0) {
     turnScheduled = true;
     setImmediate(backgroundTurn);
   }
@@ -280,15 +299,21 @@ const screens = new Map<number, Screen>();
  * of this thread took a quarter of its time.
  */
 const PARSED_REPORT_MS = 5;
-const progressed = new Set<Screen>();
+const progressed: Screen[] = [];
+/** Numbers the reports, so that a model is listed once in each (an array for the reason `waiting` is one). */
+let report = 0;
 function reportParsed(screen: Screen): void {
-  if (progressed.size === 0) {
+  if (progressed.length === 0) {
     setTimeout(() => {
-      send({ op: "parsed", totals: [...progressed].map((s) => [s.key, s.parsed]) });
-      progressed.clear();
+      send({ op: "parsed", totals: progressed.map((s) => [s.key, s.parsed]) });
+      progressed.length = 0;
+      report++;
     }, PARSED_REPORT_MS);
   }
-  progressed.add(screen);
+  if (screen.reportedIn !== report) {
+    screen.reportedIn = report;
+    progressed.push(screen);
+  }
 }
 
 function answer(id: number, screen: Screen | undefined, compute: (screen: Screen) => WorkerReply): void {
