@@ -1,4 +1,5 @@
-import type { ApprovalPolicy, ApprovalRequest, Grant, Risk } from "./wire.js";
+import type { ApprovalPolicy } from "./policy.js";
+import type { ApprovalRequest, Grant, Risk } from "./wire.js";
 
 export type PolicyDecision = "allow" | "ask" | "deny";
 

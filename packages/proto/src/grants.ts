@@ -1,6 +1,7 @@
 import { stricterPolicy } from "./approval.js";
+import type { ApprovalPolicy } from "./policy.js";
 import type { Snapshot } from "./snapshot.js";
-import type { ApprovalPolicy, Grant, Principal } from "./wire.js";
+import type { Grant, Principal } from "./wire.js";
 
 export interface GrantInputs {
   principal: Principal;

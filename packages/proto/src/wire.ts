@@ -5,6 +5,7 @@
 import * as z from "zod";
 import { CapabilitySchema } from "./capabilities.js";
 import { PROTOCOL } from "./codes.js";
+import { ApprovalPolicySchema } from "./policy.js";
 
 // ── JSON-RPC 2.0 envelopes ────────────────────────────────────────────────
 export const RequestIdSchema = z.union([z.string().max(128), z.number().int()]);
@@ -50,9 +51,6 @@ export const PrincipalSchema = z.strictObject({
   evidence: z.array(z.string()),
 });
 export type Principal = z.infer<typeof PrincipalSchema>;
-
-export const ApprovalPolicySchema = z.enum(["on-risk", "always", "never"]);
-export type ApprovalPolicy = z.infer<typeof ApprovalPolicySchema>;
 
 export const GrantSchema = z.strictObject({
   tools: z.array(z.string()),
