@@ -70,10 +70,10 @@ async function untilFilled(panes, capture, what) {
 
 /**
  * Soak for `soakMs`: capture one pane every 100 ms with `capture()`, RSS at
- * start, middle and end, CPU time over the soak.
+ * start, middle and end and its highest after each capture, CPU time over the soak.
  */
 async function soak(pid, soakMs, capture) {
-  const rss = { start: memory(pid).rss };
+  const rss = { start: memory(pid).rss, max: 0 };
   const cpu0 = cpuSeconds(pid);
   const started = performance.now();
   const latencies = [];
@@ -81,6 +81,7 @@ async function soak(pid, soakMs, capture) {
     const t0 = performance.now();
     await capture();
     latencies.push(performance.now() - t0);
+    rss.max = Math.max(rss.max, memory(pid).rss);
     if (rss.middle === undefined && performance.now() - started >= soakMs / 2) rss.middle = memory(pid).rss;
     await sleep(CAPTURE_EVERY_MS);
   }
@@ -176,11 +177,12 @@ export async function run({ quick }) {
   const tmux = await tmuxRun(panes, prefill, soakMs);
 
   const perPane = (r) => (r.rss.end - r.idle) / panes;
-  const growth = (r) => r.rss.end / r.rss.start;
+  // Flat means no sample above the start, not only the end: a heap that grows and is collected would pass on its end alone.
+  const growth = (r) => Math.max(r.rss.end, r.rss.max) / r.rss.start;
   const row = (label, r) => [
     label,
     `${r.cpu.toFixed(2)} s (${((100 * r.cpu) / (soakMs / 1000)).toFixed(0)}% of a core)`,
-    `${fmt.mib(r.rss.start)} / ${fmt.mib(r.rss.middle ?? r.rss.end)} / ${fmt.mib(r.rss.end)}`,
+    `${fmt.mib(r.rss.start)} / ${fmt.mib(r.rss.middle ?? r.rss.end)} / ${fmt.mib(r.rss.end)} / ${fmt.mib(r.rss.max)}`,
     `${(perPane(r) / 1024).toFixed(0)} KiB`,
     `${fmt.ms(Math.min(...r.latencies))} / ${fmt.ms(median(r.latencies))} / ${fmt.ms(percentile(r.latencies, 99))} / ${fmt.ms(Math.max(...r.latencies))}`,
   ];
@@ -189,22 +191,33 @@ export async function run({ quick }) {
   return {
     title,
     setup: `${panes} panes (80x24), each running \`${paneCommand(prefill, "GO")}\`: ${prefill} lines first (scrollback ${SCROLLBACK} lines in both; tmux's history-limit set to it), then, once every pane has filled and the go file is made, a line every 10 ms; the soak (${soakMs / 1000} s) starts once the last pane prints its loop. venom-mux first, stopped, then one tmux server (panes as windows, no client attached). During the soak one pane is captured every ${CAPTURE_EVERY_MS} ms: venom through a connected protocol client (\`pane/capture\`, what \`venom-mux capture\` sends), tmux by spawning \`tmux capture-pane -p\` (its client). CPU: utime+stime of the daemon (all threads) over the soak, from /proc/PID/stat. Per pane = (RSS at the end − RSS before any busy pane) ÷ ${panes}.`,
-    columns: ["daemon", "CPU time over the soak", "RSS start / middle / end", "RSS per pane", "capture latency min / median / p99 / max"],
+    columns: [
+      "daemon",
+      "CPU time over the soak",
+      "RSS start / middle / end / highest",
+      "RSS per pane",
+      "capture latency min / median / p99 / max",
+    ],
     rows: [row("venom-mux", venom), row("tmux", tmux)],
     ratios: [
       ["venom / tmux daemon CPU time", fmt.ratio(venom.cpu / tmux.cpu)],
       ["venom / tmux RSS per pane", fmt.ratio(perPane(venom) / perPane(tmux))],
-      ["venom RSS end / start of the soak", fmt.ratio(venomGrowth)],
-      ["tmux RSS end / start of the soak", fmt.ratio(growth(tmux))],
+      ["venom RSS highest / start of the soak", fmt.ratio(venomGrowth)],
+      ["tmux RSS highest / start of the soak", fmt.ratio(growth(tmux))],
       ["venom-mux: stopping the daemon with its busy panes took", fmt.ms(venom.stopMs)],
       [
         "venom / tmux capture p99 (a request on an open connection against a spawned tmux client)",
         fmt.ratio(p99 / percentile(tmux.latencies, 99)),
       ],
     ],
-    notes: `The memory target is tmux's RSS per pane plus the screen model's documented cost, which is now what a model measures: docs/venom-mux.md ("Bounds") gave about 12 bytes a cell (${fmt.mib(COLS * (ROWS + SCROLLBACK) * 12)} for this screen), the cells alone; each line costs some 600 bytes more (xterm keeps it as an object with a typed array, the array's buffer and two maps), so the documentation and the screen budget (\`mux.max_screen_memory_mb\`) count 12 bytes a cell plus 600 a line, ${fmt.mib(MODEL_BYTES)} for an 80x24 screen with ${SCROLLBACK} lines of scrollback, and the target is judged against that corrected cost. Less would take a scrollback of venom-mux's own, keeping lines compactly once they leave the screen, instead of xterm's. A capture waits only for its own pane's output: the screen worker parses the asked pane's output ahead of every other pane's backlog, and what all panes have waiting unparsed is bounded together (test/screen-backlog.test.ts). What is left at full size is CPU (${venom.latencies.filter((ms) => ms > 1000).length} of the ${venom.latencies.length} captures took more than a second, ${venom.latencies.filter((ms) => ms <= 50).length} took 50 ms or less). 200 loops waking every 10 ms take both cores of a 2-core machine by themselves, and the kernel shares the CPU per session (autogroup), so each daemon is one session among 200: venom-mux got ${((100 * venom.cpu) / (soakMs / 1000)).toFixed(0)}% of a core over the soak for its main thread, screen worker and garbage collector together, less than parsing 20,000 lines a second takes, so it is always behind. A capture then needs three turns in a row on a starved daemon: the main thread reads the request (among the ptys it reads), the worker parses that pane's own output, the main thread sends the answer; each waits for the CPU, and a collection of the worker's heap (200 models of ${ROWS + SCROLLBACK} lines, millions of objects) takes seconds when it runs. tmux, starved the same way (${((100 * tmux.cpu) / (soakMs / 1000)).toFixed(0)}% of a core), answers from what it has parsed so far, but its capture is a client it spawns, a process that waits for the CPU too.`,
+    notes: `The memory target is tmux's RSS per pane plus the screen model's documented cost: 12 bytes a cell plus 600 a line (xterm keeps each line as an object with a typed array, the array's buffer and two maps), ${fmt.mib(MODEL_BYTES)} for an 80x24 screen with ${SCROLLBACK} lines of scrollback, as docs/venom-mux.md ("Bounds") and the screen budget (\`mux.max_screen_memory_mb\`) count it. Less would take a scrollback of venom-mux's own, keeping lines compactly once they leave the screen, instead of xterm's. RSS stays flat because the screen worker makes no garbage that lives long per line: a recycled scrollback line keeps its own empty maps (src/line-maps.ts; xterm gave it two new ones each time), and the worker's line of models waiting for a turn is an array, not a Set (the Set's rehashed tables went straight to the old generation). Before both, the worker's heap grew ~2.5–4.5 MB/s under this load and fell back only at a collection of the whole heap, some 10% of RSS up and down. A capture waits only for its own pane's output: the screen worker parses the asked pane's output ahead of every other pane's backlog (test/screen-backlog.test.ts). The panes print with perl: the shell loop this bench used before (\`echo; read -t 0.01\` in bash) took some 70% of both cores by itself, and the daemons, starved among 200 busy sessions, answered captures in seconds (venom-mux's p99 17 s, tmux's 13 s).`,
     targets: [
-      { target: "venom-mux RSS flat over the soak (end within 1.05× start)", measured: fmt.ratio(venomGrowth), met: venomGrowth <= 1.05 },
+      {
+        target: "venom-mux RSS flat over the soak (every sample within 1.05× the start)",
+        measured: fmt.ratio(venomGrowth),
+        // --quick fills a fraction of the scrollback, so the screens still grow during its soak.
+        met: quick ? null : venomGrowth <= 1.05,
+      },
       { target: "capture of one pane under load: p99 within 50 ms", measured: fmt.ms(p99), met: p99 <= 50 },
       {
         target: "RSS per busy pane within tmux's plus the screen model's documented cost",
