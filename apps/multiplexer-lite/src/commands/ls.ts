@@ -18,8 +18,9 @@ export function lsCommand(app: CliApp): MuxCommand {
     usage: "ls",
     management: false,
     target: "none",
-    async execute({ home, json, io, connections }) {
-      const { panes } = await withMux(app, { home, connections }, (client) => client.request("pane/list"));
+    async execute(run) {
+      const { json, io } = run;
+      const { panes } = await withMux(app, run, (client) => client.request("pane/list"));
       if (json) io.out(JSON.stringify(panes));
       else for (const pane of panes) io.out(describePane(pane));
       return Exit.ok;

@@ -32,11 +32,12 @@ export function newCommand(app: CliApp): MuxCommand {
       x: { type: "string", short: "x" },
       y: { type: "string", short: "y" },
     },
-    async execute({ home, json, io, values, positionals, connections }) {
+    async execute(run) {
+      const { home, json, io, values, positionals } = run;
       const size = { cols: process.stdout.columns ?? 80, rows: process.stdout.rows ?? 24 };
       const terminal = !values.detached && !json && process.stdin.isTTY === true && process.stdout.isTTY === true;
       let nested = false;
-      const pane = await withMux(app, { home, connections }, (client) => {
+      const pane = await withMux(app, run, (client) => {
         // Inside one of this daemon's own panes, attaching would nest panes in themselves: create it detached instead.
         nested = insideOwnPane(client.hello.instance);
         return client.request("pane/new", paneParams({ values, positionals }, client.hello.workspace, size));
