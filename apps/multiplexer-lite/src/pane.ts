@@ -7,6 +7,7 @@ import { foreground } from "./foreground.js";
 import type { KeyModes } from "./keys.js";
 import { OutputFilter } from "./output-filter.js";
 import { PipeProcess } from "./pipe-process.js";
+import { ptyStart } from "./pty-start.js";
 import { ScreenModel } from "./screen-model.js";
 
 /** Someone watching a pane: gets its output live, or a redraw after falling behind. */
@@ -51,13 +52,6 @@ interface PaneProcess {
   pause(): void;
   resume(): void;
 }
-
-/**
- * A new pane's termios as tmux sets them (and terminal emulators do): node-pty
- * leaves brkint, ixany, imaxbel and hupcl on and eol/eol2 at 0xff, which
- * programs that check them (or a stray 0xff byte) notice.
- */
-const SET_TERMIOS = 'stty -brkint -ixany -imaxbel -hupcl eol undef eol2 undef 2>/dev/null; exec "$@"';
 
 /** Output this recent means the program is still answering: it is not yet waiting for input. */
 const QUIET_MS = 200;
@@ -159,10 +153,11 @@ export class Pane {
     // What runs: the program, or the sandbox launcher that confines it and execs it.
     const { file, args, env } = spec.launch ?? { file: spec.argv[0] as string, args: spec.argv.slice(1), env: spec.env };
     this.pipe = spec.mode === "pipe" ? new PipeProcess(file, args, { cwd: spec.cwd, env }) : null;
-    // A pty's program starts under a one-line shell that sets tmux's termios and execs it (same pid, nothing left behind).
+    // A pty's program starts with tmux's terminal settings (pty-start.ts).
+    const start = ptyStart(file, args);
     this.process =
       this.pipe ??
-      pty.spawn("/bin/sh", ["-c", SET_TERMIOS, "sh", file, ...args], {
+      pty.spawn(start.file, start.args, {
         name: "xterm-256color",
         cols: spec.cols,
         rows: spec.rows,

@@ -2,6 +2,7 @@
 // Nothing native is loaded at import; each function checks the platform and
 // loads libc on first call.
 
+export { ptyExecPath, sandboxLauncherPath } from "./built-programs.js";
 export { AT_REMOVEDIR, O_CLOEXEC, O_DIRECTORY, O_NOFOLLOW, O_PATH } from "./constants.js";
 export { mkdirAt, renameAt, unlinkAt } from "./dir-ops.js";
 export { errnoName, NativeError } from "./errors.js";
@@ -24,6 +25,5 @@ export { openBeneath } from "./open-beneath.js";
 export { type PeerCredAddon, type PeerCredentials, peerCredAddon, peerCredentials, peerPidfd, socketFd } from "./peer.js";
 export { pidfdExited, pidfdOpen, pidfdSendSignal } from "./pidfd.js";
 export { assertSupported, type SupportedArch, UnsupportedPlatformError } from "./platform.js";
-export { sandboxLauncherPath } from "./sandbox-launcher.js";
 export { isChildSubreaper, setChildSubreaper } from "./subreaper.js";
 export { ECHILD, type WaitResult, WNOHANG, waitpid } from "./wait.js";
