@@ -114,16 +114,20 @@ export function assertPrivate(path: string, stat: Stats, what: "directory" | "fi
 
 /**
  * Write a file so readers see the old content or the new, never a mix: a 0600
- * temp file in the same directory, fsync, rename over the target, fsync the directory.
+ * temp file in the same directory, fsync, rename over the target, fsync the
+ * directory. `durable: false` skips both fsyncs, for a file that describes
+ * only what lives until the machine stops: a process that dies leaves the
+ * rename done or not done all the same; only a power loss can leave such a
+ * file empty or missing, and then what it described is gone too.
  */
-export function writeFileAtomic(path: string, data: string | Uint8Array): void {
+export function writeFileAtomic(path: string, data: string | Uint8Array, { durable = true } = {}): void {
   const dir = dirname(path);
   // The global Web Crypto, not node:crypto: importing that costs every CLI command its start time.
   const temp = join(dir, `.${basename(path)}.${Buffer.from(crypto.getRandomValues(new Uint8Array(6))).toString("hex")}.tmp`);
   const fd = openSync(temp, "wx", 0o600);
   try {
     writeSync(fd, typeof data === "string" ? Buffer.from(data) : data);
-    fsyncSync(fd);
+    if (durable) fsyncSync(fd);
   } catch (error) {
     closeSync(fd);
     unlinkSync(temp);
@@ -131,6 +135,7 @@ export function writeFileAtomic(path: string, data: string | Uint8Array): void {
   }
   closeSync(fd);
   renameSync(temp, path);
+  if (!durable) return;
   const dirFd = openSync(dir, "r");
   try {
     fsyncSync(dirFd);

@@ -135,11 +135,13 @@ describe("delegation records", () => {
     expect(listRecords(home)).toEqual([]);
   });
 
-  it("skips unreadable, malformed, misnamed and planted entries when listing", () => {
+  it("skips unreadable, malformed, misnamed, planted and empty entries when listing", () => {
     const valid = record("good", { pid: 4242, startTime: 1 }, self());
     writeRecord(home, valid);
     const dir = home.delegations;
     writeFileSync(join(dir, "broken.json"), "{not json");
+    // Records are not fsynced: a power loss may leave one empty (its process is gone too).
+    writeFileSync(join(dir, "empty.json"), "");
     writeFileSync(join(dir, "invalid.json"), JSON.stringify({ ...valid, id: "invalid", pid: -1 }));
     writeFileSync(join(dir, "misnamed.json"), JSON.stringify({ ...valid, id: "other" }));
     writeFileSync(join(dir, "huge.json"), JSON.stringify({ ...valid, id: "huge", label: "x".repeat(100_000) }));
