@@ -161,7 +161,9 @@ class Screen {
 
   /** Closed: what was asked before is answered; output after the last request is never parsed, as nobody can see it. */
   close(): void {
-    if (this.inLine) waiting.splice(waiting.indexOf(this), 1);
+    // Looked up, not assumed: a model out of `waiting` for its background turn is still inLine, and splice(-1) would take out another.
+    const at = waiting.indexOf(this);
+    if (at !== -1) waiting.splice(at, 1);
     this.inLine = false;
     const lastRequest = this.#queue.findLastIndex((item) => typeof item === "function");
     this.#queue.length = lastRequest + 1;

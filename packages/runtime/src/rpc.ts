@@ -199,7 +199,7 @@ export class RpcPeer {
 
   readonly #flush = (): void => {
     if (this.#turn.length === 0) return;
-    const text = this.#turn.length === 1 ? (this.#turn[0] as string) : this.#turn.join("");
+    const text = this.#turn.join("");
     this.#turn = [];
     this.#turnChars = 0;
     this.output.write(text);
