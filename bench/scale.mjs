@@ -3,7 +3,7 @@
 // server (one at a time, so neither competes with the other's panes): daemon
 // CPU time, RSS at start, middle and end of the soak, RSS per pane, and the
 // latency of capturing one pane while the others print.
-import { readFileSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import {
   cleanEnv,
@@ -41,6 +41,40 @@ function cpuSeconds(pid) {
 }
 
 /**
+ * Seconds the threads of a process spent ready to run but waiting for a CPU:
+ * run_delay, from /proc/PID/task/TID/schedstat (null where the kernel keeps
+ * no schedstat). A daemon that answers late because the machine is full waits
+ * here; one that answers late because it is busy does not.
+ */
+function waitedSeconds(pid) {
+  let ns = 0;
+  try {
+    for (const tid of readdirSync(`/proc/${pid}/task`))
+      ns += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, "utf8").split(" ")[1]);
+  } catch {
+    return null;
+  }
+  return ns / 1e9;
+}
+
+/** Whether the kernel schedules each session as a group of its own, as the setup says it. */
+const AUTOGROUP = (() => {
+  try {
+    const on = readFileSync("/proc/sys/kernel/sched_autogroup_enabled", "utf8").trim() === "1";
+    return `kernel.sched_autogroup_enabled is ${on ? "on" : "off"} on this machine`;
+  } catch {
+    return "this kernel has no autogroup scheduling";
+  }
+})();
+
+/** CPU time of the whole machine, busy and in all, in ticks from /proc/stat (busy: all but idle and iowait). */
+function machineTicks() {
+  const ticks = readFileSync("/proc/stat", "utf8").split("\n")[0].split(/\s+/).slice(1).map(Number);
+  const all = ticks.slice(0, 8).reduce((a, b) => a + b, 0);
+  return { busy: all - ticks[3] - ticks[4], all };
+}
+
+/**
  * Fill the scrollback, say so, wait for the go file, then a line every 10 ms.
  * The busy loops start together once every pane has filled: made one by one
  * while the others already print, 200 panes took minutes to make on a 2-core
@@ -70,11 +104,14 @@ async function untilFilled(panes, capture, what) {
 
 /**
  * Soak for `soakMs`: capture one pane every 100 ms with `capture()`, RSS at
- * start, middle and end and its highest after each capture, CPU time over the soak.
+ * start, middle and end and its highest after each capture, CPU time over the
+ * soak, the daemon's wait for a CPU and how busy the whole machine was.
  */
 async function soak(pid, soakMs, capture) {
   const rss = { start: memory(pid).rss, max: 0 };
   const cpu0 = cpuSeconds(pid);
+  const waited0 = waitedSeconds(pid);
+  const machine0 = machineTicks();
   const started = performance.now();
   const latencies = [];
   while (performance.now() - started < soakMs) {
@@ -86,13 +123,23 @@ async function soak(pid, soakMs, capture) {
     await sleep(CAPTURE_EVERY_MS);
   }
   rss.end = memory(pid).rss;
-  return { rss, cpu: cpuSeconds(pid) - cpu0, latencies };
+  const waited = waitedSeconds(pid);
+  const machine = machineTicks();
+  return {
+    rss,
+    cpu: cpuSeconds(pid) - cpu0,
+    waited: waited === null || waited0 === null ? null : waited - waited0,
+    machineBusy: (machine.busy - machine0.busy) / (machine.all - machine0.all),
+    latencies,
+  };
 }
 
 /** What a side measured, in a line of its own. */
-const summary = ({ rss, cpu, latencies }) => ({
+const summary = ({ rss, cpu, waited, machineBusy, latencies }) => ({
   rss,
   cpu,
+  waited,
+  machineBusy,
   p50: median(latencies),
   p99: percentile(latencies, 99),
   max: Math.max(...latencies),
@@ -182,6 +229,8 @@ export async function run({ quick }) {
   const row = (label, r) => [
     label,
     `${r.cpu.toFixed(2)} s (${((100 * r.cpu) / (soakMs / 1000)).toFixed(0)}% of a core)`,
+    r.waited === null ? "n/a" : `${r.waited.toFixed(2)} s`,
+    `${(100 * r.machineBusy).toFixed(0)}%`,
     `${fmt.mib(r.rss.start)} / ${fmt.mib(r.rss.middle ?? r.rss.end)} / ${fmt.mib(r.rss.end)} / ${fmt.mib(r.rss.max)}`,
     `${(perPane(r) / 1024).toFixed(0)} KiB`,
     `${fmt.ms(Math.min(...r.latencies))} / ${fmt.ms(median(r.latencies))} / ${fmt.ms(percentile(r.latencies, 99))} / ${fmt.ms(Math.max(...r.latencies))}`,
@@ -190,10 +239,12 @@ export async function run({ quick }) {
   const venomGrowth = growth(venom);
   return {
     title,
-    setup: `${panes} panes (80x24), each running \`${paneCommand(prefill, "GO")}\`: ${prefill} lines first (scrollback ${SCROLLBACK} lines in both; tmux's history-limit set to it), then, once every pane has filled and the go file is made, a line every 10 ms; the soak (${soakMs / 1000} s) starts once the last pane prints its loop. venom-mux first, stopped, then one tmux server (panes as windows, no client attached). During the soak one pane is captured every ${CAPTURE_EVERY_MS} ms: venom through a connected protocol client (\`pane/capture\`, what \`venom-mux capture\` sends), tmux by spawning \`tmux capture-pane -p\` (its client). CPU: utime+stime of the daemon (all threads) over the soak, from /proc/PID/stat. Per pane = (RSS at the end − RSS before any busy pane) ÷ ${panes}.`,
+    setup: `${panes} panes (80x24), each running \`${paneCommand(prefill, "GO")}\`: ${prefill} lines first (scrollback ${SCROLLBACK} lines in both; tmux's history-limit set to it), then, once every pane has filled and the go file is made, a line every 10 ms; the soak (${soakMs / 1000} s) starts once the last pane prints its loop. venom-mux first, stopped, then one tmux server (panes as windows, no client attached). During the soak one pane is captured every ${CAPTURE_EVERY_MS} ms: venom through a connected protocol client (\`pane/capture\`, what \`venom-mux capture\` sends), tmux by spawning \`tmux capture-pane -p\` (its client). CPU: utime+stime of the daemon (all threads) over the soak, from /proc/PID/stat; waiting for a CPU: the time its threads were ready to run and not running (run_delay, /proc/PID/task/TID/schedstat); machine busy: all CPUs, from /proc/stat. Per pane = (RSS at the end − RSS before any busy pane) ÷ ${panes}.`,
     columns: [
       "daemon",
       "CPU time over the soak",
+      "waiting for a CPU over the soak (all threads)",
+      "machine busy over the soak",
       "RSS start / middle / end / highest",
       "RSS per pane",
       "capture latency min / median / p99 / max",
@@ -204,13 +255,20 @@ export async function run({ quick }) {
       ["venom / tmux RSS per pane", fmt.ratio(perPane(venom) / perPane(tmux))],
       ["venom RSS highest / start of the soak", fmt.ratio(venomGrowth)],
       ["tmux RSS highest / start of the soak", fmt.ratio(growth(tmux))],
+      ...[
+        ["venom-mux", venom],
+        ["tmux", tmux],
+      ].map(([name, r]) => [
+        `${name}: waiting for a CPU / CPU time over the soak`,
+        r.waited === null ? "n/a" : fmt.ratio(r.waited / r.cpu),
+      ]),
       ["venom-mux: stopping the daemon with its busy panes took", fmt.ms(venom.stopMs)],
       [
         "venom / tmux capture p99 (a request on an open connection against a spawned tmux client)",
         fmt.ratio(p99 / percentile(tmux.latencies, 99)),
       ],
     ],
-    notes: `The memory target is tmux's RSS per pane plus the screen model's documented cost: 12 bytes a cell plus 600 a line (xterm keeps each line as an object with a typed array, the array's buffer and two maps), ${fmt.mib(MODEL_BYTES)} for an 80x24 screen with ${SCROLLBACK} lines of scrollback, as docs/venom-mux.md ("Bounds") and the screen budget (\`mux.max_screen_memory_mb\`) count it. Less would take a scrollback of venom-mux's own, keeping lines compactly once they leave the screen, instead of xterm's. RSS stays flat because the screen worker makes no garbage that lives long per line: a recycled scrollback line keeps its own empty maps (src/line-maps.ts; xterm gave it two new ones each time), and the worker's line of models waiting for a turn is an array, not a Set (the Set's rehashed tables went straight to the old generation). Before both, the worker's heap grew ~2.5–4.5 MB/s under this load and fell back only at a collection of the whole heap, some 10% of RSS up and down. A capture waits only for its own pane's output: the screen worker parses the asked pane's output ahead of every other pane's backlog (test/screen-backlog.test.ts). The panes print with perl: the shell loop this bench used before (\`echo; read -t 0.01\` in bash) took some 70% of both cores by itself, and the daemons, starved among 200 busy sessions, answered captures in seconds (venom-mux's p99 17 s, tmux's 13 s).`,
+    notes: `The memory target is tmux's RSS per pane plus the screen model's documented cost: 12 bytes a cell plus 600 a line (xterm keeps each line as an object with a typed array, the array's buffer and two maps), ${fmt.mib(MODEL_BYTES)} for an 80x24 screen with ${SCROLLBACK} lines of scrollback, as docs/venom-mux.md ("Bounds") and the screen budget (\`mux.max_screen_memory_mb\`) count it. Less would take a scrollback of venom-mux's own, keeping lines compactly once they leave the screen, instead of xterm's. RSS stays flat because the screen worker makes no garbage that lives long per line: a recycled scrollback line keeps its own empty maps (src/line-maps.ts; xterm gave it two new ones each time), and the worker's line of models waiting for a turn is an array, not a Set (the Set's rehashed tables went straight to the old generation). Before both, the worker's heap grew ~2.5–4.5 MB/s under this load and fell back only at a collection of the whole heap, some 10% of RSS up and down. A capture waits only for its own pane's output: the screen worker parses the asked pane's output ahead of every other pane's backlog (test/screen-backlog.test.ts). The panes print with perl: the shell loop this bench used before (\`echo; read -t 0.01\` in bash) took some 70% of both cores by itself, and the daemons, starved among 200 busy sessions, answered captures in seconds (venom-mux's p99 17 s, tmux's 13 s). Waiting for a CPU: every pane is a session of its own (as in tmux, for job control), and where the kernel schedules by autogroup (${AUTOGROUP}) each session is a scheduling group with the same weight as the daemon's. While 200 sessions print, the daemon, which needs more CPU than any one of them, waits behind them for its turn: where that wait is several times the CPU time it got and the machine is near 100% busy, a capture's latency is mostly that queue, and tmux's daemon stands in the same one. An unprivileged daemon cannot raise its own group's weight (a negative autogroup nice needs CAP_SYS_NICE).`,
     targets: [
       {
         target: "venom-mux RSS flat over the soak (every sample within 1.05× the start)",
