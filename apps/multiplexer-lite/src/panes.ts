@@ -14,10 +14,10 @@ import {
   type ProcessRef,
   processStat,
   reapAdopted,
+  refusedAsProtocolError,
   removeRecord,
   resolveCwd,
   type SandboxProfile,
-  SandboxUnavailableError,
   type SessionState,
   sandboxedCommand,
   sandboxFor,
@@ -279,7 +279,7 @@ export class PaneTable {
     { agent = "pane", confinedAs }: z.infer<typeof PaneNewParamsSchema>,
   ) {
     const inherited = session.confinement && [...session.confinement, ...this.#layersOf(confinedAs)];
-    try {
+    return refusedAsProtocolError(() => {
       const sandbox = sandboxFor(
         session.config,
         {
@@ -294,10 +294,7 @@ export class PaneTable {
       );
       // node-pty sets PWD for a program it starts itself; the launcher passes env on exactly, so PWD is set here.
       return sandbox ? { launch: sandboxedCommand(sandbox, argv, { ...env, PWD: cwd }), sandbox } : { sandbox: [] };
-    } catch (error) {
-      if (error instanceof SandboxUnavailableError) throw new ProtocolError(ErrorCode.InternalError, error.message);
-      throw error;
-    }
+    });
   }
 
   /** The layers of the record `confinedAs` names (none when it names none). */

@@ -1,6 +1,6 @@
 import { relative } from "node:path";
 import { defineTool, ErrorCode, ProtocolError, ToolFailure } from "@venom/proto";
-import { isSecretShaped, knownConfinement, resolveCwd, SandboxUnavailableError } from "@venom/runtime";
+import { isSecretShaped, knownConfinement, refusedAsProtocolError, resolveCwd } from "@venom/runtime";
 import * as z from "zod";
 import { type Adapter, adapters, launchArgv, type Resolution, resolveAdapter } from "../adapters.js";
 import type { OrchContext } from "../context.js";
@@ -72,12 +72,7 @@ export const agentTool = defineTool<AgentInput, OrchContext>({
   precheck: (input, context) => {
     offeredAdapter(input, context);
     // venom-mux confines the agent as the caller's record says (Launcher.record); with no record to say it, nothing starts.
-    try {
-      knownConfinement(context.state.confinement);
-    } catch (error) {
-      if (error instanceof SandboxUnavailableError) throw new ProtocolError(ErrorCode.InternalError, error.message);
-      throw error;
-    }
+    refusedAsProtocolError(() => knownConfinement(context.state.confinement));
     const depth = context.launcher.depth + 1;
     const max = context.state.config.agent.max_delegation_depth;
     if (depth > max) {

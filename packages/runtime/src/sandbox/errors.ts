@@ -1,4 +1,4 @@
-import { ToolFailure } from "@venom/proto";
+import { ErrorCode, ProtocolError, ToolFailure } from "@venom/proto";
 
 /**
  * A launch refused because confinement is configured and cannot be enforced
@@ -6,3 +6,17 @@ import { ToolFailure } from "@venom/proto";
  * there). A ToolFailure, so its reason reaches the caller whole.
  */
 export class SandboxUnavailableError extends ToolFailure {}
+
+/**
+ * `launch()`, where a refusal must be a protocol error (a method such as
+ * pane/new, a tool's precheck): a SandboxUnavailableError it throws becomes
+ * an InternalError with the same reason, whole.
+ */
+export function refusedAsProtocolError<T>(launch: () => T): T {
+  try {
+    return launch();
+  } catch (error) {
+    if (error instanceof SandboxUnavailableError) throw new ProtocolError(ErrorCode.InternalError, error.message);
+    throw error;
+  }
+}

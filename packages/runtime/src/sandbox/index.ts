@@ -1,4 +1,4 @@
-export { SandboxUnavailableError } from "./errors.js";
+export { refusedAsProtocolError, SandboxUnavailableError } from "./errors.js";
 export {
   kernelLandlock,
   knownConfinement,
