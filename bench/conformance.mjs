@@ -17,8 +17,14 @@ function runOnce(target, only) {
   const start = performance.now();
   const result = spawnSync(process.execPath, args, { env: cleanEnv(), stdio: ["ignore", "pipe", "pipe"], timeout: 1_800_000 });
   const ms = performance.now() - start;
-  if (result.status !== 0 && result.status !== 1)
-    throw new Error(`venom-conformance --target ${target} exited ${result.status}: ${String(result.stderr).trim().slice(-500)}`);
+  if (result.status !== 0 && result.status !== 1) {
+    // Exit 3 is a check that ended in error: its ERR line is in the console report, on stdout.
+    const errors = String(result.stdout)
+      .split("\n")
+      .filter((line) => line.startsWith("ERR "));
+    const why = [...errors, String(result.stderr).trim()].filter(Boolean).join("; ");
+    throw new Error(`venom-conformance --target ${target} exited ${result.status}: ${why.slice(-1000)}`);
+  }
   return { ms, passed: result.status === 0 };
 }
 

@@ -6,14 +6,19 @@
 // prompt "venom-conformance: ask through the relay" it also calls the `agent`
 // tool of $VENOM_HOME/state/orch.sock with a gate of its own that approves
 // anything (a self-approval attempt) and records what came back.
-import { writeFileSync } from "node:fs";
+import { renameSync, writeFileSync } from "node:fs";
 import { createConnection } from "node:net";
 import { join } from "node:path";
 
 const RELAY_PROMPT = "venom-conformance: ask through the relay";
 const prompt = process.argv.at(-1);
 const record = { argv: process.argv.slice(2), cwd: process.cwd(), env: process.env, askedMyself: false, relayed: null };
-const save = () => writeFileSync(join(process.cwd(), `.venom-conformance-probe-${process.pid}.json`), JSON.stringify(record));
+// Written whole, then renamed into place: the checks read the record while the probe may be rewriting it.
+const save = () => {
+  const partial = join(process.cwd(), `.venom-conformance-partial-${process.pid}`);
+  writeFileSync(partial, JSON.stringify(record));
+  renameSync(partial, join(process.cwd(), `.venom-conformance-probe-${process.pid}.json`));
+};
 save();
 
 if (prompt === RELAY_PROMPT) {

@@ -25,7 +25,7 @@
 // cwd to $HOME/runs/<pid>.json like the demo agent, its reply lines to
 // $HOME/runs/<pid>.replies (a background job's reply reaches no caller), and logs on stderr.
 import { spawn } from "node:child_process";
-import { appendFileSync, mkdirSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Readable, Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
@@ -192,12 +192,13 @@ const app = acp
     const lines = text.split("\n").filter((l) => l.trim());
     const replies = [];
     const keep = lines[0]?.trim() === "record";
-    const save = () =>
-      keep &&
-      writeFileSync(
-        join(process.cwd(), `.acp-agent-${process.pid}.json`),
-        JSON.stringify({ capabilities: initialize?.clientCapabilities, replies }),
-      );
+    // Written whole, then renamed into place: venom-conformance reads the record while it is being rewritten.
+    const save = () => {
+      if (!keep) return;
+      const partial = join(process.cwd(), `.partial-acp-agent-${process.pid}`);
+      writeFileSync(partial, JSON.stringify({ capabilities: initialize?.clientCapabilities, replies }));
+      renameSync(partial, join(process.cwd(), `.acp-agent-${process.pid}.json`));
+    };
     const say = (line) => {
       if (runs) appendFileSync(join(runs, `${process.pid}.replies`), `${line}\n`);
       replies.push(line);

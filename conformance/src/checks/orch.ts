@@ -4,7 +4,7 @@ import { ErrorCode, MARKER_DEPTH, MARKER_PARENT } from "@venom/proto";
 import { type Check, design, securityModel } from "../check.js";
 import type { CheckContext } from "../context.js";
 import { expect, expectError, fail, NotApplicable } from "../verdict.js";
-import type { WireClient } from "../wire-client.js";
+import type { Reply, WireClient } from "../wire-client.js";
 
 // Checks of a daemon that offers the `agent` tool (venom-orch or another
 // orchestrator): they launch venom-conformance's probe agent, configured as
@@ -78,15 +78,19 @@ async function launch(ctx: CheckContext, client: WireClient, prompt: string, dir
   return reply;
 }
 
-/** The probe's records in `dir`, oldest first; waits for `count` of them. */
-async function records(dir: string, count = 1, done?: (r: ProbeRecord) => boolean): Promise<ProbeRecord[]> {
+/**
+ * The probe's records in `dir`, oldest first; waits for `count` of them.
+ * `launched` is the launch's reply: where no record comes, it says why.
+ */
+async function records(dir: string, launched: Reply, count = 1, done?: (r: ProbeRecord) => boolean): Promise<ProbeRecord[]> {
   for (const deadline = Date.now() + 30_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 100))) {
     const found = readdirSync(dir)
       .filter((name) => name.startsWith(".venom-conformance-probe-"))
       .map((name) => JSON.parse(readFileSync(join(dir, name), "utf8")) as ProbeRecord);
     if (found.length >= count && (!done || found.every(done))) return found;
   }
-  fail(`the probe agent left no record in ${dir} within 30s: it was never launched`);
+  const answer = launched.error ? `error ${launched.error.code}: ${launched.error.message}` : JSON.stringify(launched.result);
+  fail(`the probe agent left no record in ${dir} within 30s: it was never launched (the agent call answered ${answer.slice(0, 500)})`);
 }
 
 /** Secret-shaped names (conformance/spec/design.md, "Delegation across daemons"): none may reach an agent. */
@@ -103,8 +107,7 @@ export const orchChecks: readonly Check[] = [
     async run(ctx) {
       const { client } = await ctx.session({ label: "launcher" });
       const dir = ctx.dir("prompt");
-      await launch(ctx, client, NASTY_PROMPT, dir);
-      const [seen] = await records(dir);
+      const [seen] = await records(dir, await launch(ctx, client, NASTY_PROMPT, dir));
       expect(seen?.argv.at(-1) === NASTY_PROMPT, `the agent's last argument is ${JSON.stringify(seen?.argv.at(-1))}, not the prompt`);
       for (const file of ["substituted", "backticked", "chained"])
         expect(!existsSync(join(dir, file)), `a shell ran part of the prompt: ${file} exists`);
@@ -121,8 +124,7 @@ export const orchChecks: readonly Check[] = [
     async run(ctx) {
       const { client } = await ctx.session({ label: "launcher" });
       const dir = ctx.dir("env");
-      await launch(ctx, client, "env", dir);
-      const [seen] = await records(dir);
+      const [seen] = await records(dir, await launch(ctx, client, "env", dir));
       const env = seen?.env ?? {};
       const canary = ctx.target.canary;
       if (canary) expect(!Object.values(env).some((v) => v.includes(canary)), "the daemon's canary reached the agent's environment");
@@ -140,8 +142,7 @@ export const orchChecks: readonly Check[] = [
     async run(ctx) {
       const { client } = await ctx.session({ label: "launcher" });
       const dir = ctx.dir("home");
-      await launch(ctx, client, "home", dir);
-      const home = (await records(dir))[0]?.env.HOME;
+      const home = (await records(dir, await launch(ctx, client, "home", dir)))[0]?.env.HOME;
       expect(home, "the agent has no HOME");
       expect(home !== process.env.HOME, `the agent's HOME is the user's own (${home})`);
       const mode = statSync(home).mode & 0o777;
@@ -159,8 +160,7 @@ export const orchChecks: readonly Check[] = [
     async run(ctx) {
       const { client } = await ctx.session({ label: "launcher" });
       const dir = ctx.dir("markers");
-      await launch(ctx, client, "markers", dir);
-      const env = (await records(dir))[0]?.env ?? {};
+      const env = (await records(dir, await launch(ctx, client, "markers", dir)))[0]?.env ?? {};
       expect(env[MARKER_DEPTH] === "1", `${MARKER_DEPTH} is ${JSON.stringify(env[MARKER_DEPTH])}, not "1"`);
       expect(Boolean(env[MARKER_PARENT]), `${MARKER_PARENT} is missing`);
       return `${MARKER_DEPTH}=1, ${MARKER_PARENT}=${env[MARKER_PARENT]}`;
@@ -204,7 +204,7 @@ export const orchChecks: readonly Check[] = [
       const dir = ctx.dir("relay");
       const answered = client.requests.length;
       const reply = await launch(ctx, client, RELAY_PROMPT, dir);
-      const [seen] = await records(dir, 1, (r) => r.relayed !== null);
+      const [seen] = await records(dir, reply, 1, (r) => r.relayed !== null);
       const asked = client.requests.slice(answered).map((r) => r.params as { tool?: string; label?: string });
       const relayed = asked.find((r) => r.label?.includes(" via "));
       expect(relayed, `no relayed approval reached the launching session (it was asked: ${JSON.stringify(asked)})`);
@@ -224,8 +224,8 @@ export const orchChecks: readonly Check[] = [
       const { client } = await ctx.session({ label: "launcher" });
       const dir = ctx.dir("background");
       const before = client.requests.length;
-      await launch(ctx, client, RELAY_PROMPT, dir, { background: true });
-      const [seen] = await records(dir, 1, (r) => r.relayed !== null);
+      const launched = await launch(ctx, client, RELAY_PROMPT, dir, { background: true });
+      const [seen] = await records(dir, launched, 1, (r) => r.relayed !== null);
       const asked = client.requests.slice(before).map((r) => r.params as { tool?: string; label?: string });
       expect(!asked.some((r) => r.label?.includes(" via ")), "a background job's relayed approval was put to the launching session");
       expect(
