@@ -1,7 +1,7 @@
 // Shared helpers of the benchmark harness: paths, cleanup, a venom-mux daemon,
 // a tmux server, a pty, and the little statistics the steps report.
 import { execFileSync, spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -96,6 +96,40 @@ export function memory(pid) {
   const status = readFileSync(`/proc/${pid}/status`, "utf8");
   const kib = (field) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(status)?.[1]) * 1024;
   return { rss: kib("VmRSS"), hwm: kib("VmHWM") };
+}
+
+/**
+ * Each thread of a process, by thread id: its CPU time (utime+stime, from
+ * /proc/PID/task/TID/stat) and how long it was ready to run but waited for a
+ * CPU (run_delay, from /proc/PID/task/TID/schedstat; null where the kernel
+ * keeps no schedstat), in seconds. A daemon that answers late because the
+ * machine is full waits there; one that is busy itself does not.
+ */
+export function threadTimes(pid) {
+  const ticks = Number(version("getconf", ["CLK_TCK"])) || 100;
+  const threads = new Map();
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8");
+      const fields = stat.slice(stat.lastIndexOf(") ") + 2).split(" ");
+      let waited = null;
+      try {
+        waited = Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, "utf8").split(" ")[1]) / 1e9;
+      } catch {}
+      threads.set(Number(tid), { cpu: (Number(fields[11]) + Number(fields[12])) / ticks, waited });
+    } catch {} // a thread that ended while being read
+  }
+  return threads;
+}
+
+/** What each thread of `after` used and waited since `before` (both from threadTimes), busiest first. */
+export function threadDeltas(before, after) {
+  return [...after]
+    .map(([tid, t]) => {
+      const b = before.get(tid) ?? { cpu: 0, waited: 0 };
+      return { tid, cpu: t.cpu - b.cpu, waited: t.waited === null || b.waited === null ? null : t.waited - b.waited };
+    })
+    .sort((a, b) => b.cpu - a.cpu);
 }
 
 /**

@@ -3,7 +3,7 @@
 // server (one at a time, so neither competes with the other's panes): daemon
 // CPU time, RSS at start, middle and end of the soak, RSS per pane, and the
 // latency of capturing one pane while the others print.
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import {
   cleanEnv,
@@ -16,8 +16,9 @@ import {
   startMux,
   startTmux,
   tempDir,
+  threadDeltas,
+  threadTimes,
   timeSpawn,
-  version,
   waitFor,
 } from "./lib.mjs";
 
@@ -33,30 +34,6 @@ const ROWS = 24;
  * budget counts: about 12 bytes a cell plus 600 bytes a line, scrollback included.
  */
 const MODEL_BYTES = (ROWS + SCROLLBACK) * (COLS * 12 + 600);
-/** CPU time of a process (all threads) in seconds, from /proc/PID/stat. */
-const TICKS = Number(version("getconf", ["CLK_TCK"])) || 100;
-function cpuSeconds(pid) {
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
-  return (Number(fields[11]) + Number(fields[12])) / TICKS;
-}
-
-/**
- * Seconds the threads of a process spent ready to run but waiting for a CPU:
- * run_delay, from /proc/PID/task/TID/schedstat (null where the kernel keeps
- * no schedstat). A daemon that answers late because the machine is full waits
- * here; one that answers late because it is busy does not.
- */
-function waitedSeconds(pid) {
-  let ns = 0;
-  try {
-    for (const tid of readdirSync(`/proc/${pid}/task`))
-      ns += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, "utf8").split(" ")[1]);
-  } catch {
-    return null;
-  }
-  return ns / 1e9;
-}
-
 /** Whether the kernel schedules each session as a group of its own, as the setup says it. */
 const AUTOGROUP = (() => {
   try {
@@ -109,8 +86,7 @@ async function untilFilled(panes, capture, what) {
  */
 async function soak(pid, soakMs, capture) {
   const rss = { start: memory(pid).rss, max: 0 };
-  const cpu0 = cpuSeconds(pid);
-  const waited0 = waitedSeconds(pid);
+  const threads0 = threadTimes(pid);
   const machine0 = machineTicks();
   const started = performance.now();
   const latencies = [];
@@ -123,12 +99,12 @@ async function soak(pid, soakMs, capture) {
     await sleep(CAPTURE_EVERY_MS);
   }
   rss.end = memory(pid).rss;
-  const waited = waitedSeconds(pid);
+  const threads = threadDeltas(threads0, threadTimes(pid));
   const machine = machineTicks();
   return {
     rss,
-    cpu: cpuSeconds(pid) - cpu0,
-    waited: waited === null || waited0 === null ? null : waited - waited0,
+    cpu: threads.reduce((sum, t) => sum + t.cpu, 0),
+    waited: threads.some((t) => t.waited === null) ? null : threads.reduce((sum, t) => sum + t.waited, 0),
     machineBusy: (machine.busy - machine0.busy) / (machine.all - machine0.all),
     latencies,
   };
@@ -239,7 +215,7 @@ export async function run({ quick }) {
   const venomGrowth = growth(venom);
   return {
     title,
-    setup: `${panes} panes (80x24), each running \`${paneCommand(prefill, "GO")}\`: ${prefill} lines first (scrollback ${SCROLLBACK} lines in both; tmux's history-limit set to it), then, once every pane has filled and the go file is made, a line every 10 ms; the soak (${soakMs / 1000} s) starts once the last pane prints its loop. venom-mux first, stopped, then one tmux server (panes as windows, no client attached). During the soak one pane is captured every ${CAPTURE_EVERY_MS} ms: venom through a connected protocol client (\`pane/capture\`, what \`venom-mux capture\` sends), tmux by spawning \`tmux capture-pane -p\` (its client). CPU: utime+stime of the daemon (all threads) over the soak, from /proc/PID/stat; waiting for a CPU: the time its threads were ready to run and not running (run_delay, /proc/PID/task/TID/schedstat); machine busy: all CPUs, from /proc/stat. Per pane = (RSS at the end − RSS before any busy pane) ÷ ${panes}.`,
+    setup: `${panes} panes (80x24), each running \`${paneCommand(prefill, "GO")}\`: ${prefill} lines first (scrollback ${SCROLLBACK} lines in both; tmux's history-limit set to it), then, once every pane has filled and the go file is made, a line every 10 ms; the soak (${soakMs / 1000} s) starts once the last pane prints its loop. venom-mux first, stopped, then one tmux server (panes as windows, no client attached). During the soak one pane is captured every ${CAPTURE_EVERY_MS} ms: venom through a connected protocol client (\`pane/capture\`, what \`venom-mux capture\` sends), tmux by spawning \`tmux capture-pane -p\` (its client). CPU: utime+stime of the daemon's threads over the soak, from /proc/PID/task/TID/stat; waiting for a CPU: the time they were ready to run and not running (run_delay, /proc/PID/task/TID/schedstat); machine busy: all CPUs, from /proc/stat. Per pane = (RSS at the end − RSS before any busy pane) ÷ ${panes}.`,
     columns: [
       "daemon",
       "CPU time over the soak",

@@ -3,7 +3,7 @@
 // node-pty and against tmux with a client attached in a pty.
 import { closeSync, openSync, writeSync } from "node:fs";
 import { join } from "node:path";
-import { fmt, MB, MiB, markerWatch, settle, spawnPty, startMux, startTmux, tempDir, within } from "./lib.mjs";
+import { fmt, MB, MiB, markerWatch, settle, spawnPty, startMux, startTmux, tempDir, threadDeltas, threadTimes, within } from "./lib.mjs";
 
 export const title = "Throughput: cat of a file until an attached client has it";
 
@@ -29,6 +29,12 @@ function writeFile(path, bytes) {
  * command line itself), then wait so the last screen stays up.
  */
 const command = (file) => `read _; cat '${file}'; printf 'VENOM-BENCH-%s\\n' END; read _`;
+
+/** A thread's CPU time and its wait for a CPU (from threadDeltas), in words. */
+function describeThread(label, t) {
+  if (!t) return `${label}: not found`;
+  return `${label} used ${t.cpu.toFixed(2)} s of CPU${t.waited === null ? "" : ` and waited ${t.waited.toFixed(2)} s for one`}`;
+}
 
 export async function run({ quick }) {
   const size = quick ? 8 * MiB : 256 * MiB;
@@ -80,14 +86,19 @@ export async function run({ quick }) {
       current = attachment;
       await new Promise((resolve) => setTimeout(resolve, 300));
       watchers.venom = watch;
+      const threads0 = threadTimes(mux.pid);
       const start = performance.now();
       await client.request("pane/send", { target: pane.id, data: "\r" });
       const bytes = await within(watch.done, timeoutMs, "venom-mux cat");
       const seconds = (performance.now() - start) / 1000;
+      const threads = threadDeltas(threads0, threadTimes(mux.pid));
       watchers.venom = undefined;
       await client.request("pane/detach", { attachment });
       await client.request("pane/kill", { target: pane.id });
-      return { seconds, bytes, redraws: redraws - before.redraws, messages: messages - before.messages };
+      // The main thread (its id is the pid) reads the pty and feeds the client; the busiest other is the screen worker.
+      const main = threads.find((t) => t.tid === mux.pid);
+      const worker = threads.find((t) => t.tid !== mux.pid);
+      return { seconds, bytes, redraws: redraws - before.redraws, messages: messages - before.messages, main, worker };
     },
     /** `tmux attach` in a pty, counting what the tmux client writes to its terminal. */
     tmux: async (rep) => {
@@ -134,6 +145,7 @@ export async function run({ quick }) {
         venom: `every byte, in ${summary.venom.messages} pane/output messages (${(summary.venom.bytes / summary.venom.messages / 1024).toFixed(1)} KiB each); ${summary.venom.redraws} redraw(s)`,
       }[name],
     ]),
+    notes: `Where venom-mux's time goes, in its median run (${summary.venom.seconds.toFixed(2)} s): ${describeThread("the daemon's main thread (reads the pty, sends pane/output)", summary.venom.main)}; ${describeThread("its busiest other thread (the screen worker, which parses every byte into the screen model)", summary.venom.worker)}. Both threads are one scheduling group (autogroup, where the kernel has it), as each pane's session and this bench's process are groups of their own; time spent waiting for a CPU is time the machine gave to others.`,
     ratios: [
       ["venom / raw throughput", fmt.ratio(venomVsRaw)],
       ["venom / tmux throughput", fmt.ratio(venomVsTmux)],
