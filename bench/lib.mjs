@@ -98,6 +98,9 @@ export function memory(pid) {
   return { rss: kib("VmRSS"), hwm: kib("VmHWM") };
 }
 
+/** Clock ticks a second, for /proc's CPU times: asked of getconf once, on first use. */
+let ticks;
+
 /**
  * Each thread of a process, by thread id: its CPU time (utime+stime, from
  * /proc/PID/task/TID/stat) and how long it was ready to run but waited for a
@@ -106,7 +109,7 @@ export function memory(pid) {
  * machine is full waits there; one that is busy itself does not.
  */
 export function threadTimes(pid) {
-  const ticks = Number(version("getconf", ["CLK_TCK"])) || 100;
+  ticks ??= Number(version("getconf", ["CLK_TCK"])) || 100;
   const threads = new Map();
   for (const tid of readdirSync(`/proc/${pid}/task`)) {
     try {

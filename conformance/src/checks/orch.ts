@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, readFileSync, statSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
-import { ErrorCode, MARKER_DEPTH, MARKER_PARENT } from "@venom/proto";
+import { cutMiddle, ErrorCode, MARKER_DEPTH, MARKER_PARENT, terminalSafe } from "@venom/proto";
 import { type Check, design, securityModel } from "../check.js";
 import type { CheckContext } from "../context.js";
 import { expect, expectError, fail, NotApplicable } from "../verdict.js";
@@ -89,8 +89,11 @@ async function records(dir: string, launched: Reply, count = 1, done?: (r: Probe
       .map((name) => JSON.parse(readFileSync(join(dir, name), "utf8")) as ProbeRecord);
     if (found.length >= count && (!done || found.every(done))) return found;
   }
+  // The daemon's words, shown on a terminal: escaped, and bounded.
   const answer = launched.error ? `error ${launched.error.code}: ${launched.error.message}` : JSON.stringify(launched.result);
-  fail(`the probe agent left no record in ${dir} within 30s: it was never launched (the agent call answered ${answer.slice(0, 500)})`);
+  fail(
+    `the probe agent left no record in ${dir} within 30s: it was never launched (the agent call answered ${terminalSafe(cutMiddle(answer, 500), { singleLine: true })})`,
+  );
 }
 
 /** Secret-shaped names (conformance/spec/design.md, "Delegation across daemons"): none may reach an agent. */
