@@ -68,7 +68,7 @@ const RUNNING = [
   "",
   "Exit codes: 0 every scored check passed; 1 a check failed (or a known failure passed, or a warning under `--strict`); 2 usage; 3 no check failed, but one ended in error or nothing was scored.",
   "",
-  "Each result names its rule (the check id, the quoted sentence and where it is), what was expected, what was observed, and on a fail or error the evidence: the files and processes the check looked at and the last lines said on the wire (the requests and replies, redacted: secrets the suite planted and the canary never appear in a report). The console groups results by section with a summary line for each and the time each check took; the JSON report has `summary.sections`; the JUnit report has one test suite per section.",
+  "Each result names its rule (the check id, the quoted sentence and where it is), what was expected, what was observed, and on a fail or error the evidence: the files and processes the check looked at and the last lines said on the wire (the requests and replies, redacted: secrets the suite planted and the canary never appear in a report). The console groups results by section with a summary line for each and the time each check took, and shows what the daemon under test said (its name, its answers, its wire lines) with control and bidi characters written as visible `\\uXXXX` escapes, since they reach a terminal (`conformance/test/report.test.ts`); the JSON report has `summary.sections`; the JUnit report has one test suite per section.",
   "",
 ];
 

@@ -1,3 +1,4 @@
+import { terminalSafe } from "@venom/proto";
 import { type CheckResult, type Report, type Status, sectionOf } from "./run.js";
 import { VERSION } from "./version.js";
 
@@ -73,7 +74,8 @@ export function consoleReport(report: Report, verdict: Verdict): string {
   lines.push("");
   if (verdict.stale.length > 0) lines.push(`stale known failures (they no longer fail): ${verdict.stale.join(", ")}`);
   lines.push(summary(verdict.counts));
-  return lines.join("\n");
+  // The daemon's name, its answers and its wire lines are its own words, and this goes to a terminal: escaped.
+  return terminalSafe(lines.join("\n"));
 }
 
 export function jsonReport(report: Report, verdict: Verdict): string {
