@@ -3,52 +3,50 @@
 // "bin" and testkit run — so that a client command such as `venom-mux ls`
 // loads one file instead of a tree of ES modules (issue 11).
 //
-// What the CLI loads with import() (the configuration and its zod schemas,
-// the attached client, a login) goes to chunks in dist/chunks/, loaded only
-// when that import() runs. The daemon (`./app.js`, imported by `serve` only)
-// is not bundled: `serve` loads tsc's dist/app.js. Native modules stay
-// external; @venom/native's peer module, which the client loads for its
-// SO_PEERCRED check, is bundled and requires koffi (where its addon was not
-// built) relative to the chunk, so each app depends on koffi itself.
-// The addon that answers that check without koffi (packages/native/addon) is
-// copied next to the bundled file that loads it, which finds it there by path:
-// resolving a package costs a few milliseconds of a client's start.
-// Every output keeps its source map.
+// What the CLI loads with import() goes to chunks in dist/chunks/, loaded only
+// when that import() runs: the configuration and its zod schemas, the attached
+// client, a login, and the daemon itself (`./app.js`, imported by `serve`
+// only). Loaded as tsc's ES modules (some 230 files), the daemon's code took
+// 250-350 ms to load on this machine, about a quarter of it zod's 64 locale
+// modules, which zod's namespace exports; bundled, the locales are left out
+// and `serve` requires a few files.
+// Native modules (node-pty, koffi) stay external. Every output keeps its
+// source map.
+//
+// Every module keeps its own import.meta.url (ownModuleUrl below): code that
+// finds a file next to itself (the screen worker, the built programs, the
+// SO_PEERCRED addon, the sandbox launcher, venom-orch's own CLI) finds what
+// it found unbundled, whichever output its code lands in.
 //
 // zod is imported as a namespace (`import * as z from "zod"`) everywhere, so
 // that esbuild keeps only the parts of zod that are used: imported as
 // `{ z }`, the whole of zod (every locale, JSON Schema, codegen) went into the
 // configuration's chunk, 780 KB instead of 210 KB, and `venom-orch agents
 // list` paid to compile it.
-import { chmodSync, copyFileSync, existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { dirname, join, relative } from "node:path";
-import { fileURLToPath } from "node:url";
+import { chmodSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join, relative, sep } from "node:path";
 import { build } from "esbuild";
 
 const app = process.cwd();
-const main = join(app, "src", "main.ts");
+const src = join(app, "src");
+const main = join(src, "main.ts");
 const dist = join(app, "dist");
 
-const daemonUnbundled = {
-  name: "daemon-unbundled",
+/**
+ * A module's import.meta.url becomes the URL of the file tsc wrote for it (an
+ * app's src/X.ts is dist/X.js; a package's module already is its dist file),
+ * relative to `__venomDist`, the app's dist/ as a file URL, which each
+ * output's banner sets.
+ */
+const ownModuleUrl = {
+  name: "own-module-url",
   setup(build) {
-    build.onResolve({ filter: /^\.\/app\.js$/ }, (args) => (args.importer === main ? { path: "./app.js", external: true } : undefined));
-  },
-};
-
-// packages/native/dist/peer.js looks for the addon in its own dist/; in the
-// bundle it looks next to itself, where it is copied after the build.
-const nativeDist = fileURLToPath(new URL("../packages/native/dist/", import.meta.url));
-const ADDON = "peercred.node";
-const addonNextToBundle = {
-  name: "addon-next-to-bundle",
-  setup(build) {
-    build.onLoad({ filter: /[\\/]peer\.js$/ }, (args) => {
-      if (args.path !== join(nativeDist, "peer.js")) return undefined;
+    build.onLoad({ filter: /\.(m?js|ts)$/ }, (args) => {
       const source = readFileSync(args.path, "utf8");
-      const own = `new URL("../dist/${ADDON}", import.meta.url)`;
-      if (!source.includes(own)) throw new Error(`bundle: ${args.path} no longer locates its addon as ${own}`);
-      return { contents: source.replace(own, `new URL("./${ADDON}", import.meta.url)`), resolveDir: nativeDist };
+      if (!source.includes("import.meta.url")) return undefined;
+      const file = args.path.startsWith(src + sep) ? join(dist, relative(src, args.path)).replace(/\.ts$/, ".js") : args.path;
+      const url = `new URL(${JSON.stringify(relative(dist, file).split(sep).join("/"))}, __venomDist).href`;
+      return { contents: source.replaceAll("import.meta.url", url), loader: args.path.endsWith(".ts") ? "ts" : "js" };
     });
   },
 };
@@ -62,7 +60,8 @@ const addonNextToBundle = {
 // and dist/chunks/*.cjs, required when their import() runs. Each keeps a
 // source map to the TypeScript (esbuild reads the first pass's maps).
 const scratch = join(dist, ".esm");
-for (const old of [join(dist, "chunks"), scratch, join(dist, ADDON)]) rmSync(old, { recursive: true, force: true });
+// The copies of the SO_PEERCRED addon that earlier builds put next to the bundle: the addon is found where it was built now.
+for (const old of [join(dist, "chunks"), scratch, join(dist, "peercred.node")]) rmSync(old, { recursive: true, force: true });
 const { metafile } = await build({
   entryPoints: { main },
   outdir: scratch,
@@ -74,10 +73,15 @@ const { metafile } = await build({
   target: "node20",
   sourcemap: true,
   external: ["node-pty", "koffi"],
-  plugins: [daemonUnbundled, addonNextToBundle],
+  plugins: [ownModuleUrl],
   metafile: true,
   logLevel: "warning",
 });
+const esmOutputs = Object.keys(metafile.outputs).filter((output) => output.endsWith(".js"));
+for (const output of esmOutputs) {
+  // CommonJS has no import.meta: one left would be undefined at run time, so the build fails instead.
+  if (readFileSync(join(app, output), "utf8").includes("import.meta")) throw new Error(`bundle: ${output} still uses import.meta`);
+}
 
 // The second pass keeps every import external: a built-in is required (an ES
 // import of one would build a facade of all its exports, reading every lazy
@@ -87,45 +91,44 @@ const cjsImports = {
   name: "cjs-imports",
   setup(build) {
     build.onResolve({ filter: /.*/ }, (args) =>
-      args.kind === "entry-point" ? undefined : { path: args.path.replace(/^(\.\.?\/(?!app\.js$).*)\.js$/, "$1.cjs"), external: true },
+      args.kind === "entry-point" ? undefined : { path: args.path.replace(/^(\.\.?\/.*)\.js$/, "$1.cjs"), external: true },
     );
   },
 };
-const esmOutputs = Object.keys(metafile.outputs).filter((output) => output.endsWith(".js"));
-await build({
-  entryPoints: esmOutputs.map((output) => join(app, output)),
-  outbase: scratch,
-  outdir: dist,
-  outExtension: { ".js": ".cjs" },
-  bundle: true,
-  format: "cjs",
-  platform: "node",
-  target: "node20",
-  // import() of a chunk becomes a require(), so that no ES module is loaded on the way.
-  supported: { "dynamic-import": false },
-  sourcemap: true,
-  define: { "import.meta.url": "__venomModuleUrl" },
-  plugins: [cjsImports],
-  banner: {
-    js: [
-      // Before anything else, or the module would not be strict as the ES modules it comes from.
-      '"use strict";',
-      'const __venomModuleUrl = require("node:url").pathToFileURL(__filename).href;',
-      // Where Node offers a V8 compile cache (22+), what loads after this line uses it; Node 20 has none.
-      'require("node:module").enableCompileCache?.();',
-    ].join("\n"),
-  },
-  logLevel: "warning",
-});
+// One build per output directory (dist/ and dist/chunks/), each with the banner that says where dist/ is from there.
+const byDirectory = new Map();
+for (const output of esmOutputs) {
+  const up = relative(join(app, output, ".."), scratch) || ".";
+  byDirectory.set(up, [...(byDirectory.get(up) ?? []), output]);
+}
+for (const [up, outputs] of byDirectory) {
+  await build({
+    entryPoints: outputs.map((output) => join(app, output)),
+    outbase: scratch,
+    outdir: dist,
+    outExtension: { ".js": ".cjs" },
+    bundle: true,
+    format: "cjs",
+    platform: "node",
+    target: "node20",
+    // import() of a chunk becomes a require(), so that no ES module is loaded on the way.
+    supported: { "dynamic-import": false },
+    sourcemap: true,
+    plugins: [cjsImports],
+    banner: {
+      js: [
+        // Before anything else, or the module would not be strict as the ES modules it comes from.
+        '"use strict";',
+        `const __venomDist = require("node:url").pathToFileURL(require("node:path").join(__dirname, ${JSON.stringify(up)}, "/")).href;`,
+        // Where Node offers a V8 compile cache (22+), what loads after this line uses it; Node 20 has none.
+        'require("node:module").enableCompileCache?.();',
+      ].join("\n"),
+    },
+    logLevel: "warning",
+  });
+}
 rmSync(scratch, { recursive: true, force: true });
-// The daemon (./app.js, tsc's ES modules, loaded by `serve` only) stays an import(): Node before 20.19 cannot
-// require() an ES module. Padded to the same length, so the source map of the rest of that line still holds.
-const entry = join(dist, "main.cjs");
-const required = 'Promise.resolve().then(() => __toESM(require("./app.js"), 1))';
-const code = readFileSync(entry, "utf8");
-if (code.split(required).length !== 2) throw new Error(`bundle: ${entry} should require ./app.js exactly once, as ${required}`);
-writeFileSync(entry, code.replace(required, 'import("./app.js")'.padEnd(required.length)));
-chmodSync(entry, 0o755);
+chmodSync(join(dist, "main.cjs"), 0o755);
 // dist/main.js (tsc's, unbundled) becomes the bundle's ES-module door, for whatever runs that path.
 writeFileSync(
   join(dist, "main.js"),
@@ -133,10 +136,3 @@ writeFileSync(
   { mode: 0o755 },
 );
 rmSync(join(dist, "main.js.map"), { force: true });
-
-// Without a C compiler or Node's headers the addon was not built: the client then reads SO_PEERCRED through koffi.
-const peerInput = relative(app, join(nativeDist, "peer.js"));
-for (const [output, { inputs }] of Object.entries(metafile.outputs)) {
-  if (!(peerInput in inputs) || !existsSync(join(nativeDist, ADDON))) continue;
-  copyFileSync(join(nativeDist, ADDON), join(dist, relative(scratch, join(app, dirname(output))), ADDON));
-}

@@ -52,8 +52,8 @@ export function peerCredAddon(): PeerCredAddon | null {
 }
 
 // dist/peercred.node, whether this module runs from dist/ or (under vitest)
-// from src/. An app's CLI bundle copies the addon next to the bundled file that
-// holds this module and points this path there (scripts/bundle.mjs): no
+// from src/. In an app's bundle this module keeps its own import.meta.url
+// (scripts/bundle.mjs), so the addon is found here too: by path, with no
 // module resolution, which costs a few milliseconds of a client's start.
 const ADDON = new URL("../dist/peercred.node", import.meta.url);
 
