@@ -14,7 +14,6 @@ import {
 } from "@venom/proto";
 import { answers, type ClientOptions, type Logger, listRecords, VenomClient, type VenomHome } from "@venom/runtime";
 import { PaneStdio } from "./acp/pane-stdio.js";
-import { runAcp } from "./acp/session.js";
 import { type Adapter, muxMain } from "./adapters.js";
 import { FINAL_STATES, type JobRecord, JobStore, visibleJobs } from "./jobs.js";
 
@@ -243,6 +242,8 @@ export class Orchestrator {
     pane: PaneInfo,
     stdio: PaneStdio,
   ): Promise<JobOutcome> {
+    // Loaded for an ACP turn only: the SDK and its schemas cost every start of the daemon some 30-70 ms.
+    const { runAcp } = await import("./acp/session.js");
     const { signal } = live.controller;
     const exited = client.request("pane/wait", { target: pane.id }).then((ended) => {
       const how = ended.pane.signal ? `signal ${ended.pane.signal}` : `exit ${ended.pane.exitCode}`;
