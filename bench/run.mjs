@@ -16,10 +16,11 @@ import * as rpc from "./rpc.mjs";
 import * as rss from "./rss.mjs";
 import * as sandbox from "./sandbox.mjs";
 import * as scale from "./scale.mjs";
+import * as start from "./start.mjs";
 import * as throughput from "./throughput.mjs";
 import * as workflow from "./workflow.mjs";
 
-const STEPS = { throughput, keystroke, cli, rpc, rss, scale, sandbox, delegation, workflow, conformance };
+const STEPS = { throughput, keystroke, cli, start, rpc, rss, scale, sandbox, delegation, workflow, conformance };
 const args = process.argv.slice(2).filter((a) => a !== "--");
 const quick = args.includes("--quick");
 const chosen = args.filter((a) => !a.startsWith("--"));
