@@ -53,7 +53,7 @@ export async function run({ quick }) {
   const venom = Object.keys(systems).filter((name) => name.startsWith("venom"));
   return {
     title,
-    setup: `each command spawned and waited for (spawnSync), ${n} rounds after ${WARMUP} warm-up, every system once per round and stopped before the next (interleaved). \`venom-X start\` spawns the daemon detached (\`serve\`) and returns once it answers on its socket, polling every 50 ms; each app in a VENOM_HOME of its own, no configuration file.`,
+    setup: `each command spawned and waited for (spawnSync), ${n} rounds after ${WARMUP} warm-up, every system once per round and stopped before the next (interleaved). \`venom-X start\` spawns the daemon detached (\`serve\`) and returns once it answers on its socket, polling every 10 ms; each app in a VENOM_HOME of its own, no configuration file.`,
     columns: ["command", "wall min / median / max", "median ÷ node -e 0"],
     rows: Object.keys(systems).map((name) => [name, spread(times[name], fmt.ms), fmt.ratio(median(times[name]) / node)]),
     ratios: venom.map((name) => [`${name} / tmux new-session -d (medians)`, fmt.ratio(median(times[name]) / tmux)]),
@@ -63,7 +63,7 @@ export async function run({ quick }) {
       met: null,
     })),
     notes:
-      "A daemon's code is bundled like its CLI's (scripts/bundle.mjs): `serve` requires a few CommonJS files. Loaded as tsc's ES modules (some 230 files for venom-mux, 64 of them zod's locales, which zod's namespace exports), the daemon took about twice as long to answer: venom-mux's `serve` answered after 550–670 ms, bundled after about 275 ms (a shell loop waiting for its socket, three runs each, on this machine). What remains is mostly Node's own start, the daemon's modules (zod and the wire schemas, pino) and what `start` adds: its own CLI start and a poll of the socket every 50 ms.",
+      "A daemon's code is bundled like its CLI's (scripts/bundle.mjs): `serve` requires a few CommonJS files. Loaded as tsc's ES modules (some 230 files for venom-mux, 64 of them zod's locales, which zod's namespace exports), the daemon took about twice as long to answer: venom-mux's `serve` answered after 550–670 ms, bundled after about 275 ms (a shell loop waiting for its socket, three runs each, on this machine). What remains is mostly Node's own start, the daemon's modules (zod and the wire schemas, pino) and what `start` adds: its own CLI start and a poll of the socket every 10 ms (every 50 ms before, which cost some 20 ms of a start on average).",
     data: { n, times },
   };
 }

@@ -30,11 +30,12 @@ export function startCommand(app: CliApp): Command {
       });
       child.unref();
       const deadline = Date.now() + 15_000;
+      // A connect to a socket that is not there yet costs little: asked often, start returns soon after the daemon listens.
       while (!(await answers(socket))) {
         if (child.exitCode !== null || Date.now() > deadline) {
           throw new Error(`the daemon did not start; see ${join(home.logs, `${app.app}.stderr`)}`);
         }
-        await new Promise((r) => setTimeout(r, 50));
+        await new Promise((r) => setTimeout(r, 10));
       }
       if (json) io.out(JSON.stringify({ started: true, pid: child.pid, socket, workspace }));
       else io.out(`${app.program} started (pid ${child.pid}) on ${socket}, workspace ${workspace}`);
