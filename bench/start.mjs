@@ -63,7 +63,7 @@ export async function run({ quick }) {
       met: null,
     })),
     notes:
-      "A daemon's code is bundled like its CLI's (scripts/bundle.mjs): `serve` requires a few CommonJS files. Loaded as tsc's ES modules (some 230 files for venom-mux, 64 of them zod's locales, which zod's namespace exports), the daemon took about twice as long to answer: venom-mux's `serve` answered after 550–670 ms, bundled after about 275 ms (a shell loop waiting for its socket, three runs each, on this machine). What remains is mostly Node's own start, the daemon's modules (zod and the wire schemas, pino) and what `start` adds: its own CLI start and a poll of the socket every 10 ms (every 50 ms before, which cost some 20 ms of a start on average).",
+      "A daemon's code is bundled like its CLI's (scripts/bundle.mjs): `serve` requires one file, `dist/daemon.cjs`, with the configuration's loader in it. Loaded as tsc's ES modules (some 230 files for venom-mux, 64 of them zod's locales, which zod's namespace exports), the daemon took about twice as long to answer: `serve` answered after 550–710 ms, bundled after 250–275 ms (each app's, a shell loop waiting for its socket, three runs each, on this machine). venom-orch loads the ACP SDK only for an ACP turn: it cost its every start 30–70 ms. What remains is mostly Node's own start, the daemon's modules (zod and the wire schemas, pino) and what `start` adds: its own CLI start and a poll of the socket every 10 ms (every 50 ms before, which cost some 20 ms of a start on average).",
     data: { n, times },
   };
 }

@@ -1,4 +1,5 @@
-import { type AppDefinition, Daemon, type DaemonOptions } from "@venom/runtime";
+import { type AppDefinition, Daemon, type DaemonOptions, loadUserConfig } from "@venom/runtime";
+import type { DaemonModule } from "@venom/runtime/cli";
 import type { MuxContext } from "./context.js";
 import { paneMethods } from "./methods/index.js";
 import { PaneTable } from "./panes.js";
@@ -43,3 +44,6 @@ export function createMuxDaemon(options: DaemonOptions): Daemon<MuxContext> {
   daemon = new Daemon(definition, options);
   return daemon;
 }
+
+/** What `serve` loads (scripts/bundle.mjs makes this module the daemon's bundle). */
+export const daemonModule: DaemonModule = { createDaemon: createMuxDaemon, loadUserConfig };

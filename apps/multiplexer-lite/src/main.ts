@@ -8,7 +8,7 @@ const app: CliApp = {
   program: "venom-mux",
   app: "mux",
   version: VERSION,
-  loadDaemon: async () => (await import("./app.js")).createMuxDaemon,
+  loadDaemon: async () => (await import("./app.js")).daemonModule,
 };
 
 /** venom-mux's CLI: its one command table (commands/table.ts), which the attached client's `:` prompt shares. */

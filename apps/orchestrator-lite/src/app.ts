@@ -1,4 +1,5 @@
-import { type AppDefinition, Daemon, type DaemonOptions } from "@venom/runtime";
+import { type AppDefinition, Daemon, type DaemonOptions, loadUserConfig } from "@venom/runtime";
+import type { DaemonModule } from "@venom/runtime/cli";
 import type { OrchContext } from "./context.js";
 import { Orchestrator } from "./orchestrator.js";
 import { agentTool } from "./tools/agent.js";
@@ -51,3 +52,6 @@ export function createOrchDaemon(options: DaemonOptions): Daemon<OrchContext> {
   };
   return new Daemon(definition, options);
 }
+
+/** What `serve` loads (scripts/bundle.mjs makes this module the daemon's bundle). */
+export const daemonModule: DaemonModule = { createDaemon: createOrchDaemon, loadUserConfig };

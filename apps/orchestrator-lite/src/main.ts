@@ -11,7 +11,7 @@ const app: CliApp = {
   program: "venom-orch",
   app: "orch",
   version: VERSION,
-  loadDaemon: async () => (await import("./app.js")).createOrchDaemon,
+  loadDaemon: async () => (await import("./app.js")).daemonModule,
 };
 
 /** venom-orch's command table. */

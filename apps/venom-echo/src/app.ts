@@ -1,4 +1,5 @@
-import { type AppDefinition, Daemon, type DaemonOptions, WorkspaceFs } from "@venom/runtime";
+import { type AppDefinition, Daemon, type DaemonOptions, loadUserConfig, WorkspaceFs } from "@venom/runtime";
+import type { DaemonModule } from "@venom/runtime/cli";
 import type { EchoContext } from "./context.js";
 import { echoTool } from "./tools/echo.js";
 import { readTool } from "./tools/read.js";
@@ -26,3 +27,6 @@ export const echoApp: AppDefinition<EchoContext> = {
 export function createEchoDaemon(options: DaemonOptions): Daemon<EchoContext> {
   return new Daemon(echoApp, options);
 }
+
+/** What `serve` loads (scripts/bundle.mjs makes this module the daemon's bundle). */
+export const daemonModule: DaemonModule = { createDaemon: createEchoDaemon, loadUserConfig };

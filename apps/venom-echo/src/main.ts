@@ -6,7 +6,7 @@ const app: CliApp = {
   program: "venom-echo",
   app: "echo",
   version: VERSION,
-  loadDaemon: async () => (await import("./app.js")).createEchoDaemon,
+  loadDaemon: async () => (await import("./app.js")).daemonModule,
 };
 
 /** venom-echo's command table. */

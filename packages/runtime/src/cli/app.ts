@@ -1,4 +1,4 @@
-import type { Config } from "../config.js";
+import type { Config, loadUserConfig } from "../config.js";
 import type { Daemon } from "../daemon.js";
 import type { AppName, VenomHome } from "../home.js";
 
@@ -12,5 +12,15 @@ export interface CliApp {
    * The daemon, loaded only by `serve`: client commands such as `ls` must not
    * pay for loading the daemon's modules (ptys, screen models) at startup.
    */
-  loadDaemon(): Promise<(options: { home: VenomHome; workspace: string; config: Config }) => Daemon<any>>;
+  loadDaemon(): Promise<DaemonModule>;
+}
+
+/**
+ * What `serve` loads: the daemon and, from the same module, the
+ * configuration's loader. The daemon is a bundle of its own
+ * (scripts/bundle.mjs); the CLI's loader would put a second zod in its process.
+ */
+export interface DaemonModule {
+  createDaemon(options: { home: VenomHome; workspace: string; config: Config }): Daemon<any>;
+  loadUserConfig: typeof loadUserConfig;
 }

@@ -18,11 +18,10 @@ export function serveCommand(app: CliApp): Command {
         throw new Error(`--policy must be on-risk, always or never`);
       }
       home.ensure();
-      // Loaded here, not at start: the configuration schemas are zod, which client commands do without.
-      const { loadUserConfig } = await import("../../config.js");
+      // Loaded here, not at start: the daemon's modules, and the configuration's zod schemas, which client commands do without.
+      const { createDaemon, loadUserConfig } = await app.loadDaemon();
       const config = loadUserConfig(home.configFile, policy ? { policy: policy as "on-risk" } : {});
       const dir = (values.workspace as string | undefined) ?? process.cwd();
-      const createDaemon = await app.loadDaemon();
       const daemon = createDaemon({ home, workspace: isAbsolute(dir) ? dir : resolve(dir), config });
       if (values.stdio) {
         await daemon.serveStdio(process.stdin, process.stdout);
