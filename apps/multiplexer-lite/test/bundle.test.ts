@@ -9,7 +9,10 @@ import { afterAll, expect, it } from "vitest";
  * unbundled (the SO_PEERCRED addon, venom-pty-exec, the sandbox launcher, the
  * screen worker), the built daemon finds too. Lost, most of these lookups
  * fall back quietly (koffi for the peer check, a shell for the pty settings,
- * the Node launcher): a slower daemon, not a broken one, so it is checked here.
+ * the Node launcher): a slower daemon, not a broken one. One lookup of each
+ * kind is checked here, through the built daemon: a package's module (the
+ * addon, packages/native) and an app's own module (the screen worker). The
+ * helpers' lookups leave nothing a test could see once the program runs.
  */
 const ADDON = fileURLToPath(new URL("../../../packages/native/dist/peercred.node", import.meta.url));
 
