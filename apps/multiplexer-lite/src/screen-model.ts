@@ -31,10 +31,12 @@ const SMALL_LAG = 16 * 1024;
  * thread reads ptys and feeds viewers, one parses). Started with the first
  * pane, so CLI commands that load this module never start it. It is a thread
  * of the daemon's process, so it dies with the daemon, and it is unref'd so it
- * never keeps a daemon alive that has nothing else to do.
+ * never keeps a daemon alive that has nothing else to do. Its code is the
+ * bundle of screen-worker.ts that the package's build makes next to this
+ * module (scripts/bundle.mjs): one file to load, not tsc's modules and xterm's.
  */
 class ScreenWorker {
-  readonly #worker = new Worker(new URL("./screen-worker.js", import.meta.url));
+  readonly #worker = new Worker(new URL("./screen-worker.cjs", import.meta.url));
   readonly #models = new Map<number, ScreenModel>();
   readonly #replies = new Map<number, { resolve(value: WorkerReply): void; reject(error: Error): void }>();
   #nextKey = 1;

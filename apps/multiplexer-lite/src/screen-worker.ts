@@ -288,7 +288,7 @@ function backgroundTurn(): void {
   }
 }
 
-if (!parentPort) throw new Error("screen-worker.js runs as a worker thread of venom-mux");
+if (!parentPort) throw new Error("the screen worker runs as a worker thread of venom-mux");
 const port: MessagePort = parentPort;
 const send = (message: FromWorker) => port.postMessage(message);
 const screens = new Map<number, Screen>();

@@ -11,8 +11,9 @@ import { afterAll, expect, it } from "vitest";
  * fall back quietly (koffi for the peer check, a shell for the pty settings,
  * the Node launcher): a slower daemon, not a broken one. One lookup of each
  * kind is checked here, through the built daemon: a package's module (the
- * addon, packages/native) and an app's own module (the screen worker). The
- * helpers' lookups leave nothing a test could see once the program runs.
+ * addon, packages/native) and an app's own file (the screen worker's bundle,
+ * dist/screen-worker.cjs, next to the screen model's module). The helpers'
+ * lookups leave nothing a test could see once the program runs.
  */
 const ADDON = fileURLToPath(new URL("../../../packages/native/dist/peercred.node", import.meta.url));
 
@@ -27,7 +28,7 @@ it("the built daemon checks each client's peer credentials with the addon packag
     .filter((line) => line.endsWith(".node"))
     .map((line) => line.slice(line.indexOf("/")));
   expect(mapped).toContain(ADDON);
-  // And the screen worker, found next to the screen model's module, parses output: a capture shows it.
+  // And the screen worker's bundle, found next to the screen model's module, parses output: a capture shows it.
   const pane = await client.request("pane/new", { argv: ["sh", "-c", "echo bundled-daemon-ok; exec cat"] });
   let text = "";
   for (let i = 0; i < 100 && !text.includes("bundled-daemon-ok"); i++) {

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-// The built module: its screen worker is a thread started from the compiled screen-worker.js beside it.
+// The built module: its screen worker is a thread started from the bundled screen-worker.cjs beside it.
 import { ScreenModel } from "../dist/screen-model.js";
 
 const opened: ScreenModel[] = [];
