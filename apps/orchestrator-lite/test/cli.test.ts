@@ -52,6 +52,10 @@ describe("venom-orch CLI", () => {
     expect(nested.stderr).toMatch(/refused: demo would run at delegation depth 2, over the limit of 1/);
     expect(cli(orch, ["run", "demo"]).code).toBe(2);
     expect(cli({ env: { ...orch.env, VENOM_HOME: tempDir("none") }, bin: ORCH_BIN }, ["jobs"]).code).toBe(4);
+    // With no venom-orch daemon, run says so and how to start one (venom-orch starts venom-mux itself, not its own daemon).
+    const none = cli({ env: { ...orch.env, VENOM_HOME: tempDir("none") }, bin: ORCH_BIN }, ["run", "demo", "hi", "--yes"]);
+    expect(none.code).toBe(4);
+    expect(none.stderr).toMatch(/^venom-orch run: no venom-orch daemon is running on \S+; `venom-orch start` starts one$/m);
   });
 
   it("starts venom-mux in the same home when it is not running, and the job runs in one of its panes", async () => {

@@ -34,7 +34,7 @@ describe("venom-echo CLI", () => {
     expect(existsSync(socket)).toBe(false);
     const after = cli({ env }, ["status"]);
     expect(after.code).toBe(4);
-    expect(after.stderr).toMatch(/no venom-echo daemon is running/);
+    expect(after.stderr).toContain(`no venom-echo daemon is running on ${socket}; \`venom-echo start\` starts one`);
   });
 
   it("a custom VENOM_HOME never falls back to ~/.venom", () => {

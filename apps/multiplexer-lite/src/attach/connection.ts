@@ -21,7 +21,7 @@ export async function connectAttached(
     });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === "ENOENT" || code === "ECONNREFUSED") throw new NotRunning(`no ${app.program} daemon is running on ${path}`);
+    if (code === "ENOENT" || code === "ECONNREFUSED") throw new NotRunning(app.program, path);
     throw error;
   }
   socket.on("error", () => undefined);

@@ -59,7 +59,12 @@ export class ProgramExit {
 }
 
 export class UsageError extends Error {}
-export class NotRunning extends Error {}
+/** Nothing answers on the app's socket: says where it looked and how to start the daemon. */
+export class NotRunning extends Error {
+  constructor(program: string, socket: string) {
+    super(`no ${program} daemon is running on ${socket}; \`${program} start\` starts one`);
+  }
+}
 
 const globalOptions = { json: { type: "boolean" }, help: { type: "boolean", short: "h" } } as const;
 

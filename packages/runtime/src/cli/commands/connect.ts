@@ -22,7 +22,7 @@ export async function connectCli(
     });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === "ENOENT" || code === "ECONNREFUSED") throw new NotRunning(`no ${app.program} daemon is running on ${socket}`);
+    if (code === "ENOENT" || code === "ECONNREFUSED") throw new NotRunning(app.program, socket);
     throw error;
   }
 }
