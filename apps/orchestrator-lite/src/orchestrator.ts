@@ -1,4 +1,3 @@
-import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import type { StopReason } from "@agentclientprotocol/sdk";
@@ -12,7 +11,7 @@ import {
   parseMarkers,
   policyDecision,
 } from "@venom/proto";
-import { answers, type ClientOptions, type Logger, listRecords, VenomClient, type VenomHome } from "@venom/runtime";
+import { answers, type ClientOptions, type Logger, listRecords, startDaemon, VenomClient, type VenomHome } from "@venom/runtime";
 import { PaneStdio } from "./acp/pane-stdio.js";
 import { type Adapter, muxMain } from "./adapters.js";
 import { FINAL_STATES, type JobRecord, JobStore, visibleJobs } from "./jobs.js";
@@ -365,19 +364,16 @@ export class Orchestrator {
   async #ensureMux(): Promise<void> {
     if (await answers(this.home.socket("mux"))) return;
     if (parseMarkers(process.env).depth > 0) throw new Error("venom-mux is not running, and a delegated venom-orch may not start it");
-    this.#muxStarting ??= new Promise<void>((resolve, reject) => {
-      const child = spawn(process.execPath, [muxMain(), "start", "--workspace", this.workspace], {
-        env: { ...process.env, VENOM_HOME: this.home.root },
-        stdio: "ignore",
+    // venom-mux's serve itself, as `venom-mux start` would spawn it: starting it through that command cost one more Node start.
+    this.#muxStarting ??= startDaemon({ main: muxMain(), app: "mux", home: this.home, workspace: this.workspace })
+      .then(() => this.logger.info("started venom-mux"))
+      .catch((error: Error) => {
+        throw new Error(`venom-mux could not be started: ${error.message}`);
+      })
+      .finally(() => {
+        this.#muxStarting = null;
       });
-      child.once("error", reject);
-      child.once("exit", () => resolve());
-    }).finally(() => {
-      this.#muxStarting = null;
-    });
     await this.#muxStarting;
-    if (!(await answers(this.home.socket("mux")))) throw new Error("venom-mux could not be started; see its log in $VENOM_HOME/logs");
-    this.logger.info("started venom-mux");
   }
 }
 

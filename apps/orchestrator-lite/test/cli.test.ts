@@ -1,6 +1,7 @@
 import { spawnSync } from "node:child_process";
 import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { processStat } from "@venom/runtime";
 import { cleanupAll, cli, MUX_BIN, ORCH_BIN, startOrch, tempDir } from "@venom/testkit";
 import { afterAll, describe, expect, it } from "vitest";
 import { DEMO_AGENT, startStack } from "./stack.js";
@@ -65,6 +66,10 @@ describe("venom-orch CLI", () => {
     try {
       const run = cli({ env: orch.env, bin: orch.bin }, ["run", "demo", "hi", "--yes"]);
       expect(run.code, run.stderr).toBe(0);
+      const { pid } = JSON.parse(cli(mux, ["status", "--json"]).stdout);
+      // A daemon of its own: the leader of a session of its own, and stopping the venom-orch that started it leaves it running.
+      expect(processStat(pid)?.sid).toBe(pid);
+      expect(cli({ env: orch.env, bin: orch.bin }, ["stop"]).code).toBe(0);
       expect(cli(mux, ["status"]).stdout).toMatch(/venom-mux .* running/);
     } finally {
       cli(mux, ["stop"]);

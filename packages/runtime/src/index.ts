@@ -5,6 +5,7 @@ export * from "./client.js";
 export * from "./config.js";
 export * from "./connection.js";
 export * from "./daemon.js";
+export * from "./daemon-start.js";
 export * from "./delegations.js";
 export * from "./framing.js";
 export * from "./home.js";
