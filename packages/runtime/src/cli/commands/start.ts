@@ -17,7 +17,13 @@ export function startCommand(app: CliApp): Command {
       const socket = home.socket(app.app);
       if (await answers(socket)) throw new Error(`already running on ${socket}`);
       const workspace = resolve((values.workspace as string | undefined) ?? process.cwd());
-      const pid = await startDaemon({ main: process.argv[1] as string, app: app.app, home, workspace, policy: values.policy as string | undefined });
+      const pid = await startDaemon({
+        main: process.argv[1] as string,
+        app: app.app,
+        home,
+        workspace,
+        policy: values.policy as string | undefined,
+      });
       if (json) io.out(JSON.stringify({ started: true, pid, socket, workspace }));
       else io.out(`${app.program} started (pid ${pid}) on ${socket}, workspace ${workspace}`);
       return Exit.ok;
