@@ -31,6 +31,7 @@
 // `{ z }`, the whole of zod (every locale, JSON Schema, codegen) went into the
 // configuration's chunk, 780 KB instead of 210 KB, and `venom-orch agents
 // list` paid to compile it.
+import { createHash } from "node:crypto";
 import { chmodSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, relative, sep } from "node:path";
 import { build } from "esbuild";
@@ -114,6 +115,10 @@ const { metafile } = await build({
 });
 const esmOutputs = Object.keys(metafile.outputs).filter((output) => output.endsWith(".js"));
 for (const output of esmOutputs) noImportMeta(join(app, output));
+// The CLI's identity, a hash of all its code: a memo the CLI keeps of what it validated is used only by the same build (src/config-memo.ts).
+const buildId = createHash("sha256");
+for (const output of esmOutputs.sort()) buildId.update(output).update(readFileSync(join(app, output)));
+const define = { __VENOM_BUILD__: JSON.stringify(buildId.digest("hex").slice(0, 32)) };
 
 // The second pass keeps every import external: a built-in is required (an ES
 // import of one would build a facade of all its exports, reading every lazy
@@ -146,6 +151,7 @@ for (const [up, outputs] of byDirectory) {
     // import() of a chunk becomes a require(), so that no ES module is loaded on the way.
     supported: { "dynamic-import": false },
     sourcemap: true,
+    define,
     plugins: [cjsImports],
     banner: banner(up),
     logLevel: "warning",

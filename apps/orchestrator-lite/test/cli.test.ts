@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { readFileSync, statSync } from "node:fs";
+import { readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { processStat } from "@venom/runtime";
 import { cleanupAll, cli, MUX_BIN, ORCH_BIN, startOrch, tempDir } from "@venom/testkit";
@@ -130,6 +130,26 @@ describe("venom-orch CLI", () => {
     expect(list).toMatch(/^claude +not offered: claude not found in ~\/\.local\/bin or PATH$/m);
     expect(list).toMatch(/^grok +not offered: grok not found in ~\/\.grok\/bin, ~\/\.local\/bin or PATH$/m);
     expect(list).toMatch(/^demo +offered: .*demo-agent\.mjs$/m);
+  });
+
+  it("agents list answers from its memo of the validated configuration until config.toml changes", async () => {
+    const stack = await startStack();
+    const orch = { env: stack.orch.env, bin: stack.orch.bin };
+    const first = cli(orch, ["agents", "list", "--json"]);
+    // The built CLI kept what it validated, privately, with the identity of its build (config-memo.ts).
+    const memoFile = join(stack.home, "state", "config-memo.orch.json");
+    const memo = JSON.parse(readFileSync(memoFile, "utf8"));
+    expect(statSync(memoFile).mode & 0o777).toBe(0o600);
+    expect(memo.build).toMatch(/^[0-9a-f]{32}$/);
+    expect(memo.source).toBe(readFileSync(join(stack.home, "config.toml"), "utf8"));
+    expect(cli(orch, ["agents", "list", "--json"]).stdout).toBe(first.stdout);
+    // An edit is seen by the next command, and a mistake in it fails as it always did.
+    writeFileSync(join(stack.home, "config.toml"), `${memo.source}[agents.added]\nexecutable = "/bin/true"\n`);
+    expect(cli(orch, ["agents", "list"]).stdout).toMatch(/^added +offered: \/bin\/true$/m);
+    writeFileSync(join(stack.home, "config.toml"), `${memo.source}[agents.added]\nexecutable = 5\n`);
+    const broken = cli(orch, ["agents", "list"]);
+    expect(broken.code).toBe(1);
+    expect(broken.stderr).toMatch(/config\.toml: key agents\.added\.executable: .*string/);
   });
 
   it("agents login reads a key without echo into the agent's own file, 0600, and is refused under a delegation", async () => {

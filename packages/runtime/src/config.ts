@@ -4,8 +4,10 @@ import { O_DIRECTORY, openBeneath } from "@venom/native";
 import { ApprovalPolicySchema, stricterPolicy } from "@venom/proto";
 import { parse as parseToml } from "smol-toml";
 import * as z from "zod";
+import { ConfigError, readConfigText } from "./config-text.js";
 import { DEFAULT_FRAME_LIMIT } from "./framing.js";
-import { openByName, readRegularFile, UnreadableFile } from "./private-files.js";
+
+export { ConfigError, MAX_CONFIG_BYTES } from "./config-text.js";
 
 const positiveInt = z.number().int().positive();
 
@@ -121,24 +123,9 @@ const ProjectConfigSchema = z.strictObject({
 });
 type ProjectConfig = z.infer<typeof ProjectConfigSchema>;
 
-export class ConfigError extends Error {
-  override readonly name = "ConfigError";
-}
-
-/** Far above any real configuration; bounds what a planted file can make the daemon read and parse. */
-export const MAX_CONFIG_BYTES = 256 * 1024;
-
-/** A config file: a regular file (no symlink, FIFO or device), bounded, read without waiting. */
-function readToml(file: string, open: (flags: number) => number = openByName(file)): unknown | undefined {
-  let text: string;
-  try {
-    const bytes = readRegularFile(file, open, MAX_CONFIG_BYTES);
-    if (bytes === undefined) return undefined;
-    text = bytes.toString("utf8");
-  } catch (error) {
-    if (error instanceof UnreadableFile) throw new ConfigError(error.message);
-    throw error;
-  }
+/** A config file's TOML, parsed; undefined if there is no file. */
+function parseTomlText(file: string, text: string | undefined): unknown | undefined {
+  if (text === undefined) return undefined;
   try {
     return parseToml(text);
   } catch (error) {
@@ -164,8 +151,14 @@ function parseWith<T>(schema: z.ZodType<T>, file: string, raw: unknown, suffix =
 
 /** Trusted layers: defaults, then the user's $VENOM_HOME/config.toml, then overrides from flags. */
 export function loadUserConfig(configFile: string, overrides: { policy?: z.infer<typeof ApprovalPolicySchema> } = {}): Config {
-  const config = parseWith(ConfigSchema, configFile, readToml(configFile));
+  const config = userConfigFromText(configFile, readConfigText(configFile));
   if (overrides.policy) config.approval.policy = overrides.policy;
+  return config;
+}
+
+/** The user's configuration from `text`, the contents of `configFile` (undefined: there is none), with every check loadUserConfig makes. */
+export function userConfigFromText(configFile: string, text: string | undefined): Config {
+  const config = parseWith(ConfigSchema, configFile, parseTomlText(configFile, text));
   for (const [name, agent] of Object.entries(config.agents)) {
     if (agent.sandbox)
       restrictSandbox(config.sandbox, agent.sandbox, { file: configFile, key: `agents.${name}.sandbox`, who: "an agent's override" });
@@ -180,7 +173,10 @@ export function applyProjectConfig(config: Config, workspace: string): Config {
   const dir = openSync(workspace, constants.O_RDONLY | O_DIRECTORY);
   let raw: unknown;
   try {
-    raw = readToml(file, (flags) => openBeneath(dir, ".venom/config.toml", flags));
+    raw = parseTomlText(
+      file,
+      readConfigText(file, (flags) => openBeneath(dir, ".venom/config.toml", flags)),
+    );
   } finally {
     closeSync(dir);
   }

@@ -1,6 +1,6 @@
 import { existsSync, lstatSync } from "node:fs";
 import { join } from "node:path";
-import { type CliApp, type Command, Exit, UsageError, type VenomHome } from "@venom/runtime/cli";
+import { type CliApp, type Command, Exit, loadUserConfigMemo, UsageError, type VenomHome } from "@venom/runtime/cli";
 import { type Adapter, adapters, declaredVars, resolveAdapter } from "../adapters.js";
 
 /**
@@ -18,9 +18,8 @@ export function agentsCommand(_app: CliApp): Command {
     options: { stdin: { type: "boolean" } },
     async execute({ home, json, io, positionals }) {
       const [verb, name, ...extra] = positionals;
-      // Loaded here: the configuration's zod schemas are not worth the start time of the other commands.
-      const { loadUserConfig } = await import("@venom/runtime/config");
-      const all = adapters(loadUserConfig(home.configFile));
+      // Through the memo: the configuration's zod schemas are loaded only when config.toml changed (config-memo.ts).
+      const all = adapters(await loadUserConfigMemo(home, "orch"));
       if (verb === "list" && name === undefined) return list(all, json, io);
       if ((verb === "status" || verb === "login") && name && extra.length === 0) {
         const adapter = all.find((a) => a.name === name);

@@ -1,8 +1,10 @@
 // The client side of the runtime for CLI programs: commands and the client,
 // without the daemon's modules (pino, koffi bindings, process machinery) or
 // zod, so a command like `ls` starts fast. Import it as "@venom/runtime/cli";
-// a command that reads the configuration imports "@venom/runtime/config" when it runs.
+// a command that reads the configuration imports "@venom/runtime/config" when it runs
+// (or goes through loadUserConfigMemo, which imports it only when config.toml changed).
 export * from "../client.js";
+export { loadUserConfigMemo } from "../config-memo.js";
 export * from "../home.js";
 export * from "../rpc.js";
 export * from "../socket-probe.js";
