@@ -1,5 +1,4 @@
 import { closeSync, openSync, readdirSync, readSync } from "node:fs";
-import { setTimeout as sleep } from "node:timers/promises";
 import { ECHILD, NativeError, pidfdOpen, pidfdSendSignal, WNOHANG, waitpid } from "@venom/native";
 import { MARKER_PARENT } from "@venom/proto";
 import { readVenomEnviron } from "./peer.js";
@@ -102,7 +101,7 @@ export function ancestors(pid: number): number[] {
  * Every process by process group, from one scan of /proc, shared by every
  * caller until the current synchronous run ends: a daemon stopping 200 panes
  * at once asks for 200 groups (each twice) in one run, and scanned /proc for
- * each. A snapshot is as good as a fresh scan for the callers: each member is
+ * each; their polls afterwards share a run too (waitUntil). A snapshot is as good as a fresh scan for the callers: each member is
  * signalled through a pidfd after its start time is checked again, and a
  * group is only judged empty by a later poll.
  */
@@ -191,12 +190,45 @@ export function signalGroup(pgid: number, anchor: GroupAnchor, signal: NodeJS.Si
 
 const POLL_MS = 25;
 
-/** Polls until `done()` holds or `deadline` (ms since epoch) passes; returns whether it held. */
-export async function waitUntil(done: () => boolean, deadline: number): Promise<boolean> {
-  for (;;) {
-    if (done()) return true;
-    if (Date.now() >= deadline) return false;
-    await sleep(POLL_MS);
+type Waiter = { done: () => boolean; deadline: number; resolve(held: boolean): void; reject(error: unknown): void };
+const waiters = new Set<Waiter>();
+let ticker: NodeJS.Timeout | null = null;
+
+/**
+ * Polls until `done()` holds or `deadline` (ms since epoch) passes; returns
+ * whether it held. Asked at once, then every POLL_MS on one tick that every
+ * waiter shares: the waiters' checks run in one synchronous run, so they share
+ * one scan of /proc (groupsNow). A daemon stopping 200 busy panes polled each
+ * pane's group on a timer of its own, each a scan of /proc.
+ */
+export function waitUntil(done: () => boolean, deadline: number): Promise<boolean> {
+  try {
+    if (done()) return Promise.resolve(true);
+  } catch (error) {
+    return Promise.reject(error);
+  }
+  if (Date.now() >= deadline) return Promise.resolve(false);
+  return new Promise((resolve, reject) => {
+    waiters.add({ done, deadline, resolve, reject });
+    ticker ??= setInterval(pollWaiters, POLL_MS);
+  });
+}
+
+function pollWaiters(): void {
+  for (const waiter of waiters) {
+    try {
+      const held = waiter.done();
+      if (!held && Date.now() < waiter.deadline) continue;
+      waiters.delete(waiter);
+      waiter.resolve(held);
+    } catch (error) {
+      waiters.delete(waiter);
+      waiter.reject(error);
+    }
+  }
+  if (waiters.size === 0 && ticker) {
+    clearInterval(ticker);
+    ticker = null;
   }
 }
 

@@ -138,3 +138,46 @@ describe("signalling by pid and start time", () => {
     expect(await waitUntil(() => verifiedMembers(child.pid, leader).length === 0, Date.now() + 5_000)).toBe(true);
   });
 });
+
+describe("waitUntil", () => {
+  it("answers at once, at its deadline, or on a later poll; a check that throws fails only its own wait", async () => {
+    expect(await waitUntil(() => true, 0)).toBe(true);
+    expect(await waitUntil(() => false, Date.now() + 60)).toBe(false);
+    let ready = false;
+    setTimeout(() => {
+      ready = true;
+    }, 60);
+    const later = waitUntil(() => ready, Date.now() + 5_000);
+    const broken = waitUntil(() => {
+      if (ready) throw new Error("broken check");
+      return false;
+    }, Date.now() + 5_000);
+    await expect(broken).rejects.toThrow("broken check");
+    expect(await later).toBe(true);
+  });
+
+  it("polls every waiter in one synchronous run, so that their checks share one scan of /proc", async () => {
+    // Numbers synchronous runs: a run ends at the next microtask checkpoint (where groupsNow's snapshot is dropped).
+    let run = 0;
+    let open = false;
+    const runNow = () => {
+      if (!open) {
+        open = true;
+        run++;
+        queueMicrotask(() => {
+          open = false;
+        });
+      }
+      return run;
+    };
+    const polls: Record<string, number[]> = { a: [], b: [] };
+    const check = (name: string) => () => (polls[name] as number[]).push(runNow()) === 2;
+    const a = waitUntil(check("a"), Date.now() + 5_000);
+    await Promise.resolve();
+    const b = waitUntil(check("b"), Date.now() + 5_000);
+    await Promise.all([a, b]);
+    // Each was asked at once, in its caller's run; then both were polled in one run.
+    expect(polls.a?.[0]).not.toBe(polls.b?.[0]);
+    expect(polls.a?.[1]).toBe(polls.b?.[1]);
+  });
+});
