@@ -59,6 +59,8 @@ export async function run({ quick }) {
       `venom-${target} / venom-echo run time`,
       fmt.ratio(median(times[target]) / reference),
     ]),
+    notes:
+      "Most of a run is checks that wait on purpose, measured from `--json` on this machine: for venom-echo, handshake/idle-closed waits for the daemon to close a connection that never says hello (5 s), containment/symlink-race-write races a symlink swapper (~3 s), and process/group-kill-timeout and -cancel each wait out a 2 s grace; venom-mux and venom-orch offer none of the tools those need. Until this build every run took about 21 s, whatever its checks took: instance/hostile-home left a 20 s timer for each hostile home it tried, and the suite's process stayed up until the last fired (conformance/test/self-test.test.ts now fails a run that leaves a timer pending).",
     targets: TARGETS.map((target) => ({
       target: `conformance run time, venom-${target} (recorded; no target)`,
       measured: seconds(median(times[target])),

@@ -1,3 +1,4 @@
+import { createHook } from "node:async_hooks";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -82,10 +83,40 @@ const withStatus = (results: Map<string, { status: Status }>, status: Status) =>
     .map(([id]) => id)
     .sort();
 
+/**
+ * `run`'s result, and the timers it started that are still pending and would
+ * keep a process open (a CLI run exits only when nothing is left).
+ */
+async function withTimersLeft<T>(run: () => Promise<T>): Promise<{ result: T; timersLeft: number }> {
+  const pending = new Map<number, { hasRef(): boolean }>();
+  const hook = createHook({
+    init(id, type, _trigger, resource) {
+      if (type === "Timeout") pending.set(id, resource as { hasRef(): boolean });
+    },
+    destroy(id) {
+      pending.delete(id);
+    },
+  }).enable();
+  try {
+    const result = await run();
+    // A timer cleared or fired is destroyed on a later turn of the event loop.
+    await new Promise((resolve) => setImmediate(resolve));
+    return { result, timersLeft: [...pending.values()].filter((timer) => timer.hasRef()).length };
+  } finally {
+    hook.disable();
+  }
+}
+
 describe("the suite against a deliberately broken daemon", () => {
   let clean: Map<string, CheckResult>;
+  let timersLeft: number;
   beforeAll(async () => {
-    clean = await suiteAgainst([]);
+    ({ result: clean, timersLeft } = await withTimersLeft(() => suiteAgainst([])));
+  });
+
+  // instance/hostile-home once left a 20 s timer per home it tried: every CLI run then took 20 s, whatever its checks took.
+  it("leaves no timer running once the run returns", () => {
+    expect(timersLeft).toBe(0);
   });
 
   // Its write answers "ok" and its events say `"status":"ok"`: events/minimal must look for what calls carried, not any short text.

@@ -45,6 +45,19 @@ async function stop(started: Started): Promise<void> {
   }
 }
 
+/** Its exit code, or "running" if it has not exited within `ms`; the timer is cleared, so it never holds the suite's process open. */
+async function exitedWithin(started: Started, ms: number): Promise<number | null | "running"> {
+  let timer: NodeJS.Timeout | undefined;
+  const running = new Promise<"running">((resolve) => {
+    timer = setTimeout(() => resolve("running"), ms);
+  });
+  try {
+    return await Promise.race([started.exited, running]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** A home the daemon must refuse, and the path its refusal must name. */
 interface Hostile {
   what: string;
@@ -93,7 +106,7 @@ async function refusesHostileHomes(ctx: CheckContext, serve: NonNullable<Target[
       const home = join(root, `home-${i}`);
       const named = hostile.make(home, elsewhere);
       const started = serveOn(serve, home);
-      const code = await Promise.race([started.exited, new Promise<"running">((r) => setTimeout(() => r("running"), START_WAIT_MS))]);
+      const code = await exitedWithin(started, START_WAIT_MS);
       const listening = existsSync(socketIn(home));
       await stop(started);
       ctx.see(`started on ${hostile.what}`, `exit ${code}; said: ${started.output().trim()}`);
