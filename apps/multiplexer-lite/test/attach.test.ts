@@ -1,4 +1,4 @@
-import { writeFileSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { PaneInfo } from "@venom/proto";
@@ -513,6 +513,8 @@ describe("venom-mux attach", () => {
     await attach(tmux, "a", /^inner\$ ?$/m);
     tmux.keys("C-a", "d");
     await tmux.waitFor(/\[detached \(from pane %0\)\]/);
+    // The attached client read the configuration through its memo (config-memo.ts); an edit is still seen below.
+    expect(existsSync(join(d.home, "state", "config-memo.mux.json"))).toBe(true);
 
     for (const key of ["C-s", "C-q"]) {
       writeFileSync(join(d.home, "config.toml"), `[mux]\nprefix = "${key}"\n`);

@@ -1,4 +1,4 @@
-import { type CliApp, Exit, type VenomHome } from "@venom/runtime/cli";
+import { type CliApp, Exit, loadUserConfigMemo, type VenomHome } from "@venom/runtime/cli";
 import { PrefixError, parsePrefix } from "./keys.js";
 import { AttachSession, NestingRefused } from "./session.js";
 import { OuterTerminal } from "./terminal.js";
@@ -7,10 +7,9 @@ import { OuterTerminal } from "./terminal.js";
  * What the user's config.toml says about the attached client: the prefix key (`[mux] prefix`, default C-b; a bad one
  * is an error naming the file and key) and whether to show the status line (`[mux] status`, default on).
  */
-export async function clientSettings(home: VenomHome): Promise<{ prefix: string; status: boolean }> {
-  // Loaded here: the configuration's zod schemas are not worth the start time of the other commands.
-  const { loadUserConfig } = await import("@venom/runtime/config");
-  const config = loadUserConfig(home.configFile);
+export async function clientSettings(app: CliApp, home: VenomHome): Promise<{ prefix: string; status: boolean }> {
+  // Through the memo: the configuration's zod schemas are loaded only when config.toml changed (config-memo.ts).
+  const config = await loadUserConfigMemo(home, app.app);
   try {
     return { prefix: parsePrefix(config.mux.prefix), status: config.mux.status };
   } catch (error) {
@@ -30,7 +29,7 @@ export function attachToPane(app: CliApp, home: VenomHome, target: string): Prom
 
 /** attachToPane, where no target means the newest running pane (tmux attaches the most recent session). */
 export async function attachTo(app: CliApp, home: VenomHome, target: string | undefined): Promise<number> {
-  const settings = await clientSettings(home);
+  const settings = await clientSettings(app, home);
   if (!OuterTerminal.available()) {
     process.stderr.write(
       `${app.program} attach: needs a terminal (stdin and stdout must be a TTY); from a script use ${app.program} send and ${app.program} capture\n`,
