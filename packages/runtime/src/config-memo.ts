@@ -15,7 +15,7 @@ const MAX_MEMO_BYTES = 8 * MAX_CONFIG_BYTES;
 type Memo = { build: string; source: string | null; config: Config };
 
 /**
- * The user's configuration for a CLI command (`venom-orch agents`), without
+ * The user's configuration for a CLI command (`venom-orch agents`, `venom-mux attach`), without
  * loading the configuration's zod schemas when config.toml's text is the text
  * this same build last validated: zod and the schemas cost such a command
  * some 40 ms of its start (docs/benchmarks.md). The memo,
