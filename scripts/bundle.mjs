@@ -159,7 +159,7 @@ for (const [up, outputs] of byDirectory) {
 }
 rmSync(scratch, { recursive: true, force: true });
 
-/** `src/NAME.ts` and everything it imports in one CommonJS file, dist/NAME.cjs; returns its path. */
+/** `entry` and everything it imports in one CommonJS file, dist/NAME.cjs. */
 async function bundleAlone(entry, name) {
   const outfile = join(dist, `${name}.cjs`);
   await build({
@@ -176,7 +176,6 @@ async function bundleAlone(entry, name) {
     logLevel: "warning",
   });
   noImportMeta(outfile);
-  return outfile;
 }
 
 // The daemon, in one file: no chunk of it is shared with the CLI's, so a client command loads none of its modules.
