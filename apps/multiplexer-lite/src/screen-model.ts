@@ -86,7 +86,7 @@ class ScreenWorker {
     this.#worker.postMessage(batch);
   }
 
-  /** Answered by the worker once it has parsed everything posted before the request. */
+  /** Answered by the worker once it has parsed everything posted before the request; "state" at once, from what it has parsed. */
   request(
     message: { op: "settled" | "screen" | "modes" | "state"; key: number } | { op: "capture"; key: number; options: CaptureOptions },
   ): Promise<WorkerReply> {
@@ -192,7 +192,7 @@ export class ScreenModel {
     return (await this.#request({ op: "modes", key: this.#key })) as KeyModes;
   }
 
-  /** The title the program set and its cursor. */
+  /** The title the program set and its cursor, as far as its output is parsed: a busy pane's may be a moment behind. */
   async state(): Promise<ScreenState> {
     return (await this.#request({ op: "state", key: this.#key })) as ScreenState;
   }

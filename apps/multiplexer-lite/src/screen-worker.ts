@@ -15,7 +15,8 @@ import { answerQueries, WINDOW_REPORTS } from "./terminal-answers.js";
  *
  * Who is parsed first: each model keeps what it was sent (output, resizes,
  * requests, in stream order) in a queue of its own, and xterm is given it in
- * two ways. A request (capture, screen, settled…) gives xterm its model's
+ * two ways. A request (capture, screen, settled…; not state, answered from
+ * what is parsed so far) gives xterm its model's
  * whole queue at once: that model is parsed up to the request and answered
  * ahead of every other model's backlog, so an answer waits for its own pane's
  * output, not for the others'. Otherwise background turns hand the models
@@ -318,18 +319,23 @@ function reportParsed(screen: Screen): void {
   }
 }
 
-function answer(id: number, screen: Screen | undefined, compute: (screen: Screen) => WorkerReply): void {
+/** Answers request `id` with `compute(screen)` now, or with why it cannot. */
+function reply(id: number, screen: Screen | undefined, compute: (screen: Screen) => WorkerReply): void {
   if (!screen) {
     send({ op: "reply", id, error: "the pane's screen model is closed" });
     return;
   }
-  screen.after(() => {
-    try {
-      send({ op: "reply", id, result: compute(screen) });
-    } catch (error) {
-      send({ op: "reply", id, error: error instanceof Error ? error.message : String(error) });
-    }
-  });
+  try {
+    send({ op: "reply", id, result: compute(screen) });
+  } catch (error) {
+    send({ op: "reply", id, error: error instanceof Error ? error.message : String(error) });
+  }
+}
+
+/** Answers request `id` once the model has parsed everything posted before it. */
+function answer(id: number, screen: Screen | undefined, compute: (screen: Screen) => WorkerReply): void {
+  if (screen) screen.after(() => reply(id, screen, compute));
+  else reply(id, screen, compute);
 }
 
 /** The main thread sends its messages in batches, one per turn of its event loop, in the order it posted them. */
@@ -361,7 +367,9 @@ function handle(message: ToWorker) {
         bracketedPaste: modes.bracketedPasteMode,
       }));
     case "state":
-      return answer(message.id, screen, ({ title, terminal }) => ({
+      // What is parsed so far, at once, as tmux shows what it has read: a listing (ls, an attached client's status
+      // line) of panes under a flood waited seconds for every pane's backlog to be parsed first.
+      return reply(message.id, screen, ({ title, terminal }) => ({
         title,
         cursor: { x: terminal.buffer.active.cursorX, y: terminal.buffer.active.cursorY },
       }));

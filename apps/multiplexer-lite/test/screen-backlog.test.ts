@@ -88,4 +88,16 @@ describe("venom-mux: the output waiting to be parsed is bounded for all panes to
     await expect.poll(() => [...resumed].sort(), { timeout: 30_000 }).toEqual(["busy 5", "busy 6"]);
     expect((await quiet.capture({})).split("\n")[0]).toBe("a prompt$");
   });
+
+  it("a pane's title and cursor are answered from what is parsed so far, without waiting for its backlog; a capture waits for it", async () => {
+    const busy = model();
+    busy.write("\u001b]2;before the flood\u0007");
+    writeLines(busy, "busy", 8 * 1024 * 1024);
+    busy.write("\u001b]2;after the flood\u0007");
+    // Asked in the turn that wrote it all: none of the 8 MiB is parsed yet, and the answer does not wait for it
+    // (ls and an attached client's status line list every pane this way).
+    expect((await busy.state()).title).not.toBe("after the flood");
+    expect(await busy.capture({})).toMatch(/busy line \d+\n/);
+    expect((await busy.state()).title).toBe("after the flood");
+  });
 });
