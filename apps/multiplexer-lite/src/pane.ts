@@ -368,9 +368,10 @@ export class Pane {
     const info = this.info();
     if (!this.running) return info;
     this.#flush();
-    const { title, cursor } = await this.#model.state();
+    // Before the await: a listing describes every pane in one synchronous run, and so shares one scan of /proc.
     const front = foreground(this.pid);
     const quietMs = this.quietMs();
+    const { title, cursor } = await this.#model.state();
     return {
       ...info,
       title,
