@@ -7,7 +7,7 @@ import * as z from "zod";
 import { ConfigError, readConfigText } from "./config-text.js";
 import { DEFAULT_FRAME_LIMIT } from "./framing.js";
 
-export { ConfigError, MAX_CONFIG_BYTES } from "./config-text.js";
+export { ConfigError } from "./config-text.js";
 
 const positiveInt = z.number().int().positive();
 

@@ -15,7 +15,8 @@ const POLL_MS = 10;
  * does, and what venom-orch does when it needs venom-mux. Detached (a session
  * of its own), so that nothing that stops its starter reaches it. Its stderr
  * goes to a private file, so that a crash before its logger exists still
- * leaves a trace.
+ * leaves a trace. `home` is one its caller has made private (home.ensure():
+ * `start` before it probes the socket, a daemon when it began to serve).
  */
 export async function startDaemon(options: {
   main: string;
@@ -25,7 +26,6 @@ export async function startDaemon(options: {
   policy?: string;
 }): Promise<number | undefined> {
   const { main, app, home, workspace, policy } = options;
-  home.ensure();
   const args = [main, "serve", "--workspace", workspace, ...(policy ? ["--policy", policy] : [])];
   const log = join(home.logs, `${app}.stderr`);
   // Loaded here: child_process is not worth the start time of every CLI command.

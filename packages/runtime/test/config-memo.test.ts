@@ -3,6 +3,7 @@ import {
   chmodSync,
   chownSync,
   existsSync,
+  lstatSync,
   mkdirSync,
   mkdtempSync,
   readFileSync,
@@ -121,6 +122,9 @@ describe("the CLI's memo of the validated configuration", () => {
     writeFileSync(target, planted("build-1", RICH), { mode: 0o600 });
     symlinkSync(target, linked.memo);
     expect(Object.keys((await loadUserConfigMemo(linked.venom, "orch", "build-1")).agents)).toEqual(["demo", "other"]);
+    // The new memo replaced the link; what it pointed at was not written through it.
+    expect(lstatSync(linked.memo).isFile()).toBe(true);
+    expect(readFileSync(target, "utf8")).toBe(planted("build-1", RICH));
   });
 
   it("creates nothing in a home without a state directory, and keeps no memo when it runs unbundled", async () => {
