@@ -82,10 +82,16 @@ function sh(file, args, options = {}) {
   return execFileSync(file, args, { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], timeout: 60_000, ...options });
 }
 
+/**
+ * Is `pid` still running? A zombie is not: it has exited, and only its parent
+ * has yet to reap it. A detached daemon's parent is the machine's init, which
+ * on these machines reaps a second or two later; kill(pid, 0), which succeeds
+ * on a zombie, counted that wait into the scale step's stop time.
+ */
 export function isAlive(pid) {
   try {
-    process.kill(pid, 0);
-    return true;
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat[stat.lastIndexOf(") ") + 2] !== "Z";
   } catch {
     return false;
   }
