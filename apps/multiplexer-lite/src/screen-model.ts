@@ -73,7 +73,8 @@ class ScreenWorker {
    * Messages go to the worker in one batch per turn of the event loop: with
    * many busy panes, a message per pane's output cost both threads more than
    * the output itself (200 panes printing every 10 ms: 20,000 messages a
-   * second). Order is kept: one queue, sent as one array.
+   * second). Order is kept: one queue, sent as one array. A request sends the
+   * batch at once (request()).
    */
   post(message: ToWorker): void {
     if (this.#outgoing.length === 0) setImmediate(() => this.#send());
@@ -81,6 +82,7 @@ class ScreenWorker {
   }
 
   #send(): void {
+    if (this.#outgoing.length === 0) return;
     const batch = this.#outgoing;
     this.#outgoing = [];
     this.#worker.postMessage(batch);
@@ -94,6 +96,9 @@ class ScreenWorker {
     return new Promise<WorkerReply>((resolve, reject) => {
       this.#replies.set(id, { resolve, reject });
       this.post({ ...message, id });
+      // Sent now, with what was posted before it (order kept), not at the end of this turn: on a daemon reading
+      // hundreds of busy ptys, the rest of the turn's reads put a capture some 40 ms (p99) behind.
+      this.#send();
     });
   }
 
