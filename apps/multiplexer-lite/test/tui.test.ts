@@ -87,14 +87,14 @@ const SCENARIOS: Scenario[] = [
     flags: [[]],
     steps: [{ keys: [] }],
     // Only the layout is the same from one run to the next: the first lines with numbers masked, and where the list starts.
-    // A number that fills its field (`%Cpu(s):100.0 us` on a busy machine) leaves no space after the colon.
+    // A number that fills its field (`%Cpu(s):100.0 us`, `0.0 us,100.0 sy`) leaves no space after the colon or comma.
     normalize: (screen) => {
       const lines = screen.split("\n");
       const header = lines.findIndex((line) => /^\s*PID\s+USER/.test(line));
       const masked = lines.slice(0, 4).map((line) =>
         line
           .replace(/\d+([.,:]\d+)*/g, "9")
-          .replace(/:\s*/g, ": ")
+          .replace(/([:,])\s*/g, "$1 ")
           .replace(/\s+/g, " "),
       );
       return [...masked, `header at ${header}: ${lines[header]?.trim()}`, `${lines.length} lines`].join("\n");
