@@ -103,8 +103,9 @@ async function soak(pid, soakMs, capture, ping) {
   while (performance.now() - started < soakMs) {
     const t0 = performance.now();
     await capture();
-    latencies.push(performance.now() - t0);
-    parts[Math.min(PARTS - 1, Math.floor(((t0 - started) * PARTS) / soakMs))].push(performance.now() - t0);
+    const ms = performance.now() - t0;
+    latencies.push(ms);
+    parts[Math.min(PARTS - 1, Math.floor(((t0 - started) * PARTS) / soakMs))].push(ms);
     const t1 = performance.now();
     await ping();
     floor.push(performance.now() - t1);
