@@ -11,7 +11,17 @@ import {
   parseMarkers,
   policyDecision,
 } from "@venom/proto";
-import { answers, type ClientOptions, type Logger, listRecords, startDaemon, VenomClient, type VenomHome } from "@venom/runtime";
+import {
+  answers,
+  type ClientOptions,
+  executableOf,
+  type Logger,
+  launcherPrograms,
+  listRecords,
+  startDaemon,
+  VenomClient,
+  type VenomHome,
+} from "@venom/runtime";
 import { PaneStdio } from "./acp/pane-stdio.js";
 import { type Adapter, muxMain } from "./adapters.js";
 import { FINAL_STATES, type JobRecord, JobStore, visibleJobs } from "./jobs.js";
@@ -56,8 +66,10 @@ interface LiveJob {
 
 const TAIL_LINES = 2000;
 const TAIL_BYTES = 16 * 1024;
-/** How long a launch may take to show its argv in /proc before it counts as started anyway. */
+/** How long a launch may take to show its argv in /proc before it counts as not launched as asked. */
 const EXEC_WAIT_MS = 5_000;
+/** How often /proc is read meanwhile: the fork and Venom's launchers take a few milliseconds. */
+const EXEC_POLL_MS = 2;
 
 /** A finished ACP turn's job state by its stop reason (a cancelled turn takes its stop's: cancelled or timeout); any other is failed. */
 const ACP_STATES: Partial<Record<StopReason, JobRecord["state"]>> = { end_turn: "done", refusal: "declined" };
@@ -202,8 +214,8 @@ export class Orchestrator {
       });
       const paneRecord = listRecords(this.home).find((r) => r.pid === pane?.pid)?.id ?? null;
       this.#update(live, { pid: pane.pid, paneRecord });
-      await startedWithArgv(pane.pid, request.argv);
-      this.#update(live, { state: "running" });
+      // A program that ended before it was seen running (its exec failed, or it was that quick) goes straight to its end.
+      if (await startedWithArgv(pane.pid, request.argv)) this.#update(live, { state: "running" });
       if (stdio && request.acp) return await this.#acpTurn(live, request, request.acp, client, pane, stdio);
       const ended = await untilAborted(client.request("pane/wait", { target: pane.id }), signal);
       const tail = await this.#tail(client, pane.id);
@@ -387,26 +399,35 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
   });
 }
 
+/** Venom's launchers as /proc names them, found at the first launch. */
+let launchers: Set<string> | undefined;
+
 /**
  * "Launched" means the process started with the prompt in its argv: wait until
- * /proc shows the program after exec (a script's interpreter comes first, so
- * the argv's tail is compared), or until it already exited.
+ * /proc shows the program itself (a script's interpreter comes first, so the
+ * argv's tail is compared; Venom's own launchers, which carry the same tail
+ * until they exec it, do not count). True once it runs, false if it ended
+ * first: a zombie's or a gone process's exit is what pane/wait reports.
  */
-async function startedWithArgv(pid: number, argv: readonly string[]): Promise<void> {
+async function startedWithArgv(pid: number, argv: readonly string[]): Promise<boolean> {
   const expected = argv.slice(1);
+  launchers ??= new Set(launcherPrograms());
   const deadline = Date.now() + EXEC_WAIT_MS;
   while (Date.now() < deadline) {
     let cmdline: string[];
     try {
       cmdline = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").slice(0, -1);
     } catch {
-      return;
+      return false;
     }
-    // A zombie's cmdline is empty: it ran and exited, which wait will report.
-    if (cmdline.length === 0) return;
+    // A zombie's cmdline is empty: it exited, which wait will report.
+    if (cmdline.length === 0) return false;
     const tail = cmdline.slice(cmdline.length - expected.length);
-    if (tail.length === expected.length && tail.every((arg, i) => arg === expected[i])) return;
-    await new Promise((r) => setTimeout(r, 10));
+    // An executable we may not read (a program that made itself non-dumpable) is not one of Venom's launchers.
+    const exe = executableOf(pid);
+    const ours = exe !== null && launchers.has(exe);
+    if (!ours && tail.length === expected.length && tail.every((arg, i) => arg === expected[i])) return true;
+    await new Promise((r) => setTimeout(r, EXEC_POLL_MS));
   }
   throw new Error("the agent's process never showed its argv: it was not launched as asked");
 }

@@ -59,6 +59,21 @@ describe("venom-orch CLI", () => {
     expect(none.stderr).toMatch(/^venom-orch run: no venom-orch daemon is running on \S+; `venom-orch start` starts one$/m);
   });
 
+  it("run: a program that cannot be executed is never reported running; it fails with exit 127", async () => {
+    // venom-pty-exec shows the agent's argv until its exec, which fails here: that is not the agent running.
+    const broken = join(tempDir("broken"), "agent");
+    writeFileSync(broken, "#!/nonexistent/interpreter\n", { mode: 0o755 });
+    const stack = await startStack({ config: `[agents.codex]\nexecutable = "${broken}"\n` });
+    const run = cli({ env: stack.orch.env, bin: stack.orch.bin }, ["run", "codex", "hello", "--yes"]);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toMatch(/^codex-1: failed \(exit 127\)/);
+    expect(run.stderr.split("\n").filter(Boolean)).toEqual([
+      "venom-orch: codex-1 starting",
+      "venom-orch: codex-1 failed exit 127",
+      "venom-orch: failed: codex-1 failed",
+    ]);
+  });
+
   it("starts venom-mux in the same home when it is not running, and the job runs in one of its panes", async () => {
     const orch = await startOrch({ config: `[agents.demo]\nexecutable = "${DEMO_AGENT}"\n` });
     const mux = { env: orch.env, bin: MUX_BIN };

@@ -1,5 +1,5 @@
-import { closeSync, openSync, readdirSync, readSync } from "node:fs";
-import { ECHILD, NativeError, pidfdOpen, pidfdSendSignal, WNOHANG, waitpid } from "@venom/native";
+import { closeSync, openSync, readdirSync, readlinkSync, readSync, realpathSync } from "node:fs";
+import { ECHILD, NativeError, pidfdOpen, pidfdSendSignal, ptyExecPath, sandboxLauncherPath, WNOHANG, waitpid } from "@venom/native";
 import { MARKER_PARENT } from "@venom/proto";
 import { readVenomEnviron } from "./peer.js";
 
@@ -17,6 +17,26 @@ export interface ProcessStat {
   state: string;
   /** Field 22: clock ticks since boot. With the pid, it names one process for good. */
   startTime: number;
+}
+
+/**
+ * The programs of Venom's own that a pane's program is started through, each
+ * exec'ing the next (venom-pty-exec, venom-sandbox), as /proc/PID/exe names
+ * them: a process that still runs one has not become the program asked for.
+ * The fallbacks of a build without a C compiler (a shell, a Node script) are
+ * not listed: their executable is the same as a program's own may be.
+ */
+export function launcherPrograms(): string[] {
+  return [ptyExecPath(), sandboxLauncherPath()].flatMap((path) => (path ? [realpathSync(path)] : []));
+}
+
+/** The executable /proc shows for `pid`, or null (gone, a zombie, or not ours to read). */
+export function executableOf(pid: number): string | null {
+  try {
+    return readlinkSync(`/proc/${pid}/exe`);
+  } catch {
+    return null;
+  }
 }
 
 /** A process as it was observed: a pid is only meaningful together with its start time. */
