@@ -15,9 +15,11 @@ import {
   answers,
   type ClientOptions,
   executableOf,
+  isGone,
   type Logger,
   launcherPrograms,
   listRecords,
+  processStat,
   startDaemon,
   VenomClient,
   type VenomHome,
@@ -414,14 +416,14 @@ async function startedWithArgv(pid: number, argv: readonly string[]): Promise<bo
   launchers ??= new Set(launcherPrograms());
   const deadline = Date.now() + EXEC_WAIT_MS;
   while (Date.now() < deadline) {
+    // Gone or a zombie: it exited, which wait will report. (An empty cmdline is no sign of that: it is empty in the middle of an exec.)
+    if (isGone(processStat(pid))) return false;
     let cmdline: string[];
     try {
       cmdline = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").slice(0, -1);
     } catch {
       return false;
     }
-    // A zombie's cmdline is empty: it exited, which wait will report.
-    if (cmdline.length === 0) return false;
     const tail = cmdline.slice(cmdline.length - expected.length);
     // An executable we may not read (a program that made itself non-dumpable) is not one of Venom's launchers.
     const exe = executableOf(pid);
