@@ -82,6 +82,7 @@ class ScreenWorker {
   }
 
   #send(): void {
+    // A request may have sent the batch this turn was to send.
     if (this.#outgoing.length === 0) return;
     const batch = this.#outgoing;
     this.#outgoing = [];
@@ -95,9 +96,9 @@ class ScreenWorker {
     const id = this.#nextId++;
     return new Promise<WorkerReply>((resolve, reject) => {
       this.#replies.set(id, { resolve, reject });
-      this.post({ ...message, id });
       // Sent now, with what was posted before it (order kept), not at the end of this turn: on a daemon reading
       // hundreds of busy ptys, the rest of the turn's reads put a capture some 40 ms (p99) behind.
+      this.#outgoing.push({ ...message, id });
       this.#send();
     });
   }
