@@ -142,9 +142,25 @@ function groupsNow(): Map<number, ProcessStat[]> {
   return scanned;
 }
 
-/** Every process whose process group is `pgid`, zombies included (scan of /proc). */
+/**
+ * Every process whose process group is `pgid`, zombies included (scan of /proc).
+ * A group the kernel has no process in (kill(-pgid, 0) fails with ESRCH; a
+ * zombie still counts) has none without a scan: the common case when a pane's
+ * program has exited, where the scan held up pane/wait's answer.
+ */
 export function groupMembers(pgid: number): ProcessStat[] {
+  if (pgid > 0 && !groups && !groupExists(pgid)) return [];
   return groupsNow().get(pgid) ?? [];
+}
+
+function groupExists(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: someone is in it, only not ours to signal.
+    return (error as NodeJS.ErrnoException).code !== "ESRCH";
+  }
 }
 
 /**

@@ -97,6 +97,19 @@ describe("ancestors and groupMembers", () => {
     expect(members).toContain(sleepPid);
     expect(members).not.toContain(process.pid);
   });
+
+  it("lists a group whose only member is a zombie, and none once it is reaped", async () => {
+    // setsid puts the background sleep in a group of its own; the exec'd sleep, its parent, never reaps it.
+    const parent = start("sh", ["-c", "setsid sleep 0 & echo $!; exec sleep 30"]);
+    const zombie = Number(await firstLine(parent));
+    expect(await waitUntil(() => processStat(zombie)?.state === "Z", Date.now() + 5_000)).toBe(true);
+    expect(groupMembers(zombie).map((member) => [member.pid, member.state])).toEqual([[zombie, "Z"]]);
+
+    // Its parent's end hands it to a reaper, and the group is gone.
+    signalProcess({ pid: parent.pid, startTime: processStat(parent.pid)?.startTime as number }, "SIGKILL");
+    expect(await waitUntil(() => processStat(zombie) === null, Date.now() + 5_000)).toBe(true);
+    expect(groupMembers(zombie)).toEqual([]);
+  });
 });
 
 describe("signalling by pid and start time", () => {
