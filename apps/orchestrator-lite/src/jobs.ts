@@ -1,7 +1,7 @@
 import { readdirSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
 import { JobStateSchema } from "@venom/proto";
-import { privateDir, readSmallFile, type VenomHome, writeFileAtomic } from "@venom/runtime";
+import { privateDir, readSmallFile, type VenomHome, writeFileAtomicAsync } from "@venom/runtime";
 import * as z from "zod";
 
 // Jobs: one delegated run each, in one venom-mux pane. Their state comes from
@@ -44,28 +44,69 @@ export const FINAL_STATES: readonly JobRecord["state"][] = ["done", "declined", 
 const KEEP_FINISHED = 200;
 const MAX_FILE_BYTES = 16 * 1024;
 
+/** One job's write that has not finished: the record it puts on file (the newest saved, until it begins), and when it is done. */
+interface PendingWrite {
+  record: JobRecord;
+  begun: boolean;
+  written: Promise<void>;
+}
+
 export class JobStore {
   readonly dir: string;
+  /** Per job, its last write not yet finished. */
+  readonly #pending = new Map<string, PendingWrite>();
 
   constructor(home: VenomHome) {
     this.dir = join(home.state, "orch-jobs");
   }
 
-  save(job: JobRecord): void {
-    privateDir(this.dir);
-    writeFileAtomic(join(this.dir, `${job.id}.json`), `${JSON.stringify(job)}\n`);
+  /**
+   * Put the job on file, off the event loop: a launch went on to venom-mux only
+   * after its first record was synced to disk. One job's writes go one after
+   * another, and one that has not begun takes the newest record, so the file
+   * ends with the last saved. Resolves once this record (or a newer) is on file.
+   */
+  save(job: JobRecord): Promise<void> {
+    const record = { ...job };
+    const last = this.#pending.get(job.id);
+    if (last && !last.begun) {
+      last.record = record;
+      return last.written;
+    }
+    const write: PendingWrite = { record, begun: false, written: Promise.resolve() };
+    write.written = (last?.written.catch(() => undefined) ?? Promise.resolve()).then(() => {
+      write.begun = true;
+      privateDir(this.dir);
+      return writeFileAtomicAsync(join(this.dir, `${job.id}.json`), `${JSON.stringify(write.record)}\n`);
+    });
+    this.#pending.set(job.id, write);
+    const forget = () => {
+      if (this.#pending.get(job.id) === write) this.#pending.delete(job.id);
+    };
+    write.written.then(forget, forget);
+    return write.written;
   }
 
-  /** Every job on file, oldest first; a planted, oversized or malformed file is skipped. */
+  /** Every write begun or queued has finished (the daemon is stopping). */
+  async flush(): Promise<void> {
+    await Promise.allSettled([...this.#pending.values()].map((write) => write.written));
+  }
+
+  /** Every job, oldest first: on file (a planted, oversized or malformed file is skipped), or saved and not yet written. */
   load(): JobRecord[] {
     let names: string[];
     try {
       names = readdirSync(this.dir);
     } catch {
-      return [];
+      names = [];
     }
-    const jobs = names.flatMap((name) => (name.endsWith(".json") ? (readJob(join(this.dir, name)) ?? []) : []));
-    return jobs.sort((a, b) => a.startedAt.localeCompare(b.startedAt));
+    const jobs = new Map<string, JobRecord>();
+    for (const name of names) {
+      const job = name.endsWith(".json") ? readJob(join(this.dir, name)) : null;
+      if (job) jobs.set(job.id, job);
+    }
+    for (const [id, write] of this.#pending) jobs.set(id, write.record);
+    return [...jobs.values()].sort((a, b) => a.startedAt.localeCompare(b.startedAt));
   }
 
   /** Keep the newest finished jobs on file; running ones always stay. */

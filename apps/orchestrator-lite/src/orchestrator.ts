@@ -97,8 +97,6 @@ export class Orchestrator {
   #muxStarting: Promise<void> | null = null;
   /** Every job name on file or given since: read once, so a launch does not read and parse every job file to pick one. */
   readonly #names: Set<string>;
-  /** Job records changed since they were last written (see #save). */
-  readonly #unsaved = new Set<JobRecord>();
 
   constructor(
     private readonly home: VenomHome,
@@ -116,7 +114,7 @@ export class Orchestrator {
         endedAt: new Date().toISOString(),
         note: "venom-orch ended while this job ran; venom-mux stopped its pane",
       }));
-    for (const job of this.interrupted) this.#store.save(job);
+    for (const job of this.interrupted) void this.#keep(job);
     this.#store.prune(previous);
     this.#names = new Set(previous.map((job) => job.name));
   }
@@ -147,6 +145,7 @@ export class Orchestrator {
     const running = [...this.#jobs.values()];
     for (const job of running) job.controller.abort(new JobStop("cancelled"));
     await Promise.allSettled(running.map((j) => j.done));
+    await this.#store.flush();
   }
 
   /** Start a job; `done` settles when it ended, whatever the reason. Foreground callers pass their call's signal. */
@@ -222,7 +221,7 @@ export class Orchestrator {
       const ended = await untilAborted(client.request("pane/wait", { target: pane.id }), signal);
       const tail = await this.#tail(client, pane.id);
       const exitCode = ended.pane.exitCode;
-      this.#update(live, {
+      await this.#finish(live, {
         state: exitCode === 0 ? "done" : "failed",
         exitCode,
         signal: ended.pane.signal,
@@ -233,7 +232,7 @@ export class Orchestrator {
       const stop = signal.reason instanceof JobStop ? signal.reason.state : null;
       const tail = client && pane ? await this.#tail(client, pane.id).catch(() => "") : "";
       const note = stop === "timeout" ? `timed out after ${request.timeoutSeconds}s` : stop ? "cancelled" : describe(error);
-      this.#update(live, { state: stop ?? "failed", endedAt: new Date().toISOString(), note });
+      await this.#finish(live, { state: stop ?? "failed", endedAt: new Date().toISOString(), note });
       return { job: live.record, tail };
     } finally {
       if (client && pane) await client.request("pane/kill", { target: pane.id }).catch(() => undefined);
@@ -285,7 +284,7 @@ export class Orchestrator {
         : state === "timeout"
           ? `timed out after ${request.timeoutSeconds}s`
           : null);
-    this.#update(live, { state, endedAt: new Date().toISOString(), note });
+    await this.#finish(live, { state, endedAt: new Date().toISOString(), note });
     const reply = outcome.message || (await this.#tail(client, pane.id));
     return { job: live.record, tail: fitEncoded(reply, TAIL_BYTES, "tail") };
   }
@@ -316,12 +315,23 @@ export class Orchestrator {
     return fitEncoded(text.replace(/\s+$/, "\n"), TAIL_BYTES, "tail");
   }
 
-  /** Record a change; a new state (or a relayed approval) is also a progress line for the launcher. */
+  /** Record a change on the way; a new state (or a relayed approval) is also a progress line for the launcher. */
   #update(live: LiveJob, change: Partial<JobRecord>, detail?: string): void {
     const before = live.record.state;
     Object.assign(live.record, change);
-    this.#save(live.record);
+    void this.#keep(live.record);
     if (live.record.state === before && detail === undefined && !("startedAt" in change)) return;
+    this.#notify(live, detail);
+  }
+
+  /** Record the job's end: on file before the launcher hears of it. */
+  async #finish(live: LiveJob, change: Partial<JobRecord> & Pick<JobRecord, "state">): Promise<void> {
+    Object.assign(live.record, change);
+    await this.#keep(live.record);
+    this.#notify(live);
+  }
+
+  #notify(live: LiveJob, detail?: string): void {
     const event = { job: live.record.id, name: live.record.name, state: live.record.state } as Record<string, unknown>;
     const exit = live.record.exitCode !== null ? `exit ${live.record.exitCode}` : (live.record.note ?? undefined);
     const text = detail ?? (FINAL_STATES.includes(live.record.state) ? exit : undefined);
@@ -330,24 +340,14 @@ export class Orchestrator {
   }
 
   /**
-   * A final state is on file before the launcher hears of it. Any other goes on
-   * file at the next turn of the event loop: the launch goes on meanwhile (its
-   * request to venom-mux is on its way while the file is written and synced),
-   * and the changes of one step (the pane's pid, then running) cost one write.
+   * Put a record on file, off the event loop (JobStore.save). A write that
+   * fails is logged and the job goes on: its file keeps the state before, and a
+   * job whose file still says it runs is marked interrupted at the next start.
    */
-  #save(record: JobRecord): void {
-    if (FINAL_STATES.includes(record.state)) {
-      this.#unsaved.delete(record);
-      this.#store.save(record);
-      return;
-    }
-    if (this.#unsaved.size === 0) {
-      setImmediate(() => {
-        for (const unsaved of this.#unsaved) this.#store.save(unsaved);
-        this.#unsaved.clear();
-      });
-    }
-    this.#unsaved.add(record);
+  #keep(record: JobRecord): Promise<void> {
+    return this.#store
+      .save(record)
+      .catch((error: Error) => this.logger.error({ job: record.id, error: error.message }, "a job record could not be written"));
   }
 
   /** claude-1, claude-2, …: numbered past every job on file, so a restart never reuses a label. */

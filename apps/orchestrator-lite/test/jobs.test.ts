@@ -1,0 +1,64 @@
+import { mkdirSync, readdirSync, readFileSync, rmdirSync } from "node:fs";
+import { join } from "node:path";
+import { VenomHome } from "@venom/runtime";
+import { cleanupAll, tempDir } from "@venom/testkit";
+import { afterAll, describe, expect, it } from "vitest";
+import { type JobRecord, JobStore } from "../src/jobs.js";
+
+afterAll(cleanupAll);
+
+function job(id: string, state: JobRecord["state"], note: string | null = null): JobRecord {
+  return {
+    id,
+    name: `demo-${id}`,
+    agent: "demo",
+    cwd: "/",
+    state,
+    background: false,
+    launcher: { depth: 0, record: null },
+    paneRecord: null,
+    pid: null,
+    exitCode: null,
+    signal: null,
+    startedAt: new Date().toISOString(),
+    endedAt: null,
+    note,
+    transport: "cli",
+    refusedRequests: 0,
+    pending: null,
+  };
+}
+
+function store(): JobStore {
+  return new JobStore(new VenomHome(tempDir("jobs")).ensure());
+}
+
+const onFile = (jobs: JobStore, id: string) => JSON.parse(readFileSync(join(jobs.dir, `${id}.json`), "utf8")) as JobRecord;
+
+describe("job records", () => {
+  it("end on file with the last record saved, however many are saved before one is written, and are listed newest first", async () => {
+    const jobs = store();
+    const saves = Array.from({ length: 30 }, (_, i) => jobs.save(job("a1", i < 29 ? "running" : "done", `step ${i}`)));
+    // Not yet on file: listed as saved all the same.
+    expect(jobs.load().map((j) => [j.id, j.state, j.note])).toEqual([["a1", "done", "step 29"]]);
+    await Promise.all(saves);
+    expect(onFile(jobs, "a1")).toMatchObject({ state: "done", note: "step 29" });
+    // Every write renamed its temp file over the record: none is left behind.
+    expect(readdirSync(jobs.dir)).toEqual(["a1.json"]);
+  });
+
+  it("reject a write that fails, leave no temp file, and still make the write queued behind it", async () => {
+    const jobs = store();
+    // A directory where the record goes: the rename over it fails.
+    mkdirSync(join(jobs.dir, "b1.json"), { recursive: true });
+    const failing = jobs.save(job("b1", "running"));
+    // Begun by the next turn of the event loop; a record saved now waits for it.
+    await new Promise((resolve) => setImmediate(resolve));
+    const next = jobs.save(job("b1", "failed", "after a failed write"));
+    await expect(failing).rejects.toThrow(/b1\.json/);
+    rmdirSync(join(jobs.dir, "b1.json"));
+    await next;
+    expect(onFile(jobs, "b1")).toMatchObject({ state: "failed", note: "after a failed write" });
+    expect(readdirSync(jobs.dir)).toEqual(["b1.json"]);
+  });
+});
