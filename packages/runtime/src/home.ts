@@ -1,11 +1,11 @@
 import {
   chmodSync,
   closeSync,
+  fsync,
   fsyncSync,
   lstatSync,
   mkdirSync,
   openSync,
-  promises,
   realpathSync,
   renameSync,
   type Stats,
@@ -122,62 +122,87 @@ export function assertPrivate(path: string, stat: Stats, what: "directory" | "fi
  * file empty or missing, and then what it described is gone too.
  */
 export function writeFileAtomic(path: string, data: string | Uint8Array, { durable = true } = {}): void {
+  const { temp, fd } = createTemp(path, data);
+  try {
+    if (durable) fsyncSync(fd);
+  } catch (error) {
+    unlinkSync(temp);
+    throw error;
+  } finally {
+    closeSync(fd);
+  }
+  install(temp, path);
+  if (durable) fsyncDirectory(path);
+}
+
+/**
+ * writeFileAtomic (durable) for a daemon that must not stall while a disk
+ * syncs, as every client waits for its event loop meanwhile (a job record's
+ * fsync took 5-7 ms at the start of a launch): the two fsyncs run on libuv's
+ * thread pool. The rest stays on this thread, which the page cache answers at
+ * once: each step sent to the pool costs a wakeup of a pool thread (some
+ * 0.15 ms of this thread's CPU on these machines). Concurrent writes of one
+ * file may land in any order: a caller orders them.
+ */
+export async function writeFileAtomicAsync(path: string, data: string): Promise<void> {
+  const { temp, fd } = createTemp(path, data);
+  try {
+    await fsyncOnPool(fd);
+  } catch (error) {
+    unlinkSync(temp);
+    throw error;
+  } finally {
+    closeSync(fd);
+  }
+  install(temp, path);
+  await fsyncDirectoryOnPool(path);
+}
+
+/** A new 0600 temp file beside `path` holding `data`, still open; none is left where writing fails. */
+function createTemp(path: string, data: string | Uint8Array): { temp: string; fd: number } {
   const temp = tempPathFor(path);
   const fd = openSync(temp, "wx", 0o600);
   try {
     writeSync(fd, typeof data === "string" ? Buffer.from(data) : data);
-    if (durable) fsyncSync(fd);
   } catch (error) {
     closeSync(fd);
     unlinkSync(temp);
     throw error;
   }
-  closeSync(fd);
+  return { temp, fd };
+}
+
+/** Rename the temp file over `path`; where that fails, remove it. */
+function install(temp: string, path: string): void {
   try {
     renameSync(temp, path);
   } catch (error) {
     unlinkSync(temp);
     throw error;
   }
-  if (!durable) return;
-  const dirFd = openSync(dirname(path), "r");
+}
+
+/** Sync the entries of the directory `path` is in: the rename is on disk once this returns. */
+function fsyncDirectory(path: string): void {
+  const fd = openSync(dirname(path), "r");
   try {
-    fsyncSync(dirFd);
+    fsyncSync(fd);
   } finally {
-    closeSync(dirFd);
+    closeSync(fd);
   }
 }
 
-/**
- * writeFileAtomic's durable steps on libuv's thread pool, for a daemon that
- * must not stall while a disk syncs: every other client waits for the event
- * loop meanwhile (a job record's fsync took ~7 ms at the start of a launch).
- * Concurrent writes of one file may land in any order: a caller orders them.
- */
-export async function writeFileAtomicAsync(path: string, data: string): Promise<void> {
-  // fs.promises is loaded when first used: a CLI that never writes so does not load it at its start.
-  const { open, rename, unlink } = promises;
-  const temp = tempPathFor(path);
-  const file = await open(temp, "wx", 0o600);
+async function fsyncDirectoryOnPool(path: string): Promise<void> {
+  const fd = openSync(dirname(path), "r");
   try {
-    await file.writeFile(data);
-    await file.sync();
-  } catch (error) {
-    await file.close();
-    await unlink(temp);
-    throw error;
-  }
-  await file.close();
-  await rename(temp, path).catch(async (error) => {
-    await unlink(temp);
-    throw error;
-  });
-  const dir = await open(dirname(path), "r");
-  try {
-    await dir.sync();
+    await fsyncOnPool(fd);
   } finally {
-    await dir.close();
+    closeSync(fd);
   }
+}
+
+function fsyncOnPool(fd: number): Promise<void> {
+  return new Promise((resolve, reject) => fsync(fd, (error) => (error ? reject(error) : resolve())));
 }
 
 /** A temp file's name beside `path`, unpredictable, hidden and ignored by readers of *.json. */
