@@ -4,6 +4,7 @@ import { VenomHome } from "@venom/runtime";
 import { cleanupAll, tempDir } from "@venom/testkit";
 import { afterAll, describe, expect, it } from "vitest";
 import { type JobRecord, JobStore } from "../src/jobs.js";
+import { startStack } from "./stack.js";
 
 afterAll(cleanupAll);
 
@@ -33,7 +34,7 @@ function store(): JobStore {
   return new JobStore(new VenomHome(tempDir("jobs")).ensure());
 }
 
-const onFile = (jobs: JobStore, id: string) => JSON.parse(readFileSync(join(jobs.dir, `${id}.json`), "utf8")) as JobRecord;
+const onFile = (jobs: { dir: string }, id: string) => JSON.parse(readFileSync(join(jobs.dir, `${id}.json`), "utf8")) as JobRecord;
 
 describe("job records", () => {
   it("end on file with the last record saved, however many are saved before one is written, and are listed newest first", async () => {
@@ -60,5 +61,21 @@ describe("job records", () => {
     await next;
     expect(onFile(jobs, "b1")).toMatchObject({ state: "failed", note: "after a failed write" });
     expect(readdirSync(jobs.dir)).toEqual(["b1.json"]);
+  });
+
+  it("hold a job's end before its launcher hears of it", async () => {
+    const stack = await startStack();
+    const jobs = { dir: join(stack.home, "state", "orch-jobs") };
+    // Read the moment the end's progress event arrives, before anything else runs.
+    const onFileAtEnd: string[] = [];
+    const { client } = await stack.person(undefined, {
+      onEvent: (method, params) => {
+        const { job, state } = params as { job: string; state: string };
+        if (method === "event/agent" && state === "done") onFileAtEnd.push(onFile(jobs, job).state);
+      },
+    });
+    expect((await client.callTool("agent", { agent: "demo", prompt: "hello" })).status).toBe("ok");
+    expect(onFileAtEnd).toEqual(["done"]);
+    client.close();
   });
 });
