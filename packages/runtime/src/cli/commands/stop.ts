@@ -1,7 +1,6 @@
 import { existsSync } from "node:fs";
 import type { CliApp } from "../app.js";
 import { type Command, Exit } from "../program.js";
-import { connectCli } from "./connect.js";
 
 export function stopCommand(app: CliApp): Command {
   return {
@@ -9,8 +8,11 @@ export function stopCommand(app: CliApp): Command {
     summary: "stop the daemon: cancel its calls and remove its socket",
     usage: "stop",
     management: true,
-    async execute({ home, json, io }) {
-      const client = await connectCli(app, home);
+    async execute({ home, json, io, connections }) {
+      // The command line's own connection, closed after: a later command of a sequence (`stop \; ls`) then connects
+      // again and finds no daemon. On a connection of its own, the one the sequence shared could still look open
+      // when the socket was gone, and that command failed with "connection closed" instead of "not running".
+      const client = await connections.client(app, home);
       try {
         await client.request("daemon/stop");
       } finally {
