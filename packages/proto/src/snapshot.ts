@@ -70,7 +70,8 @@ function describe(definition: ToolDefinition): ToolDescriptor {
   return descriptor;
 }
 
-function deepFreeze<T>(value: T): T {
+/** Freezes `value` and everything it holds, for data shared by every caller that no caller may change. */
+export function deepFreeze<T>(value: T): T {
   if (value !== null && typeof value === "object" && !Object.isFrozen(value)) {
     Object.freeze(value);
     for (const child of Object.values(value)) deepFreeze(child);

@@ -1,6 +1,6 @@
-import { readdirSync, unlinkSync } from "node:fs";
+import { lstatSync, readdirSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
-import { DelegationIdSchema, GrantSchema } from "@venom/proto";
+import { DelegationIdSchema, deepFreeze, GrantSchema } from "@venom/proto";
 import * as z from "zod";
 import { privateDir, type VenomHome, writeFileAtomic } from "./home.js";
 import {
@@ -95,14 +95,48 @@ export function listRecords(home: VenomHome): DelegationRecord[] {
   } catch {
     return [];
   }
-  const records: DelegationRecord[] = [];
+  const known = memos.get(home) ?? new Map<string, Memo>();
+  const seen = new Map<string, Memo>();
   for (const name of names) {
-    const id = name.endsWith(".json") ? name.slice(0, -5) : "";
-    if (!DelegationIdSchema.safeParse(id).success) continue;
-    const record = readRecord(join(home.delegations, name));
-    if (record?.id === id) records.push(record);
+    const memo = readMemo(home, name, known.get(name));
+    if (memo) seen.set(name, memo);
   }
-  return records;
+  memos.set(home, seen);
+  return [...seen.values()].flatMap((memo) => memo.record ?? []);
+}
+
+/**
+ * Each record file as last read, while it is that same file: every hello
+ * looks its peer's ancestry up in every record, and with 200 panes reading
+ * and validating every file again cost each hello 4-6 ms. One lstat per file
+ * stays. Records are written as a new file renamed over the old one, so a
+ * rewritten record is a new inode; one edited in place changes its size or
+ * times. Only files still listed are kept. A memo's record is handed to
+ * every caller, so it is frozen: a caller that changed it would change what
+ * every later hello sees.
+ */
+interface Memo {
+  identity: string;
+  record: DelegationRecord | null;
+}
+const memos = new WeakMap<VenomHome, Map<string, Memo>>();
+
+/** The memo of one directory entry: null for a name that is no record's or a file that is gone. */
+function readMemo(home: VenomHome, name: string, previous: Memo | undefined): Memo | null {
+  const id = name.endsWith(".json") ? name.slice(0, -5) : "";
+  if (!previous && !DelegationIdSchema.safeParse(id).success) return null;
+  const path = join(home.delegations, name);
+  let identity: string;
+  try {
+    const stat = lstatSync(path, { bigint: true });
+    identity = `${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}:${stat.birthtimeNs}`;
+  } catch {
+    return null;
+  }
+  if (previous?.identity === identity) return previous;
+  // Read after the lstat: a file replaced in between is read new and kept under the old identity, so it is read again next time.
+  const record = readRecord(path);
+  return { identity, record: record?.id === id ? deepFreeze(record) : null };
 }
 
 /** The valid record with this id, or null (none, unreadable or malformed). */

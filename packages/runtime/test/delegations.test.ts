@@ -152,6 +152,31 @@ describe("delegation records", () => {
     expect(listRecords(home)).toEqual([valid]);
   });
 
+  it("sees a record rewritten, edited in place or removed at the next listing, and hands out records no caller can change", () => {
+    const first = record("d1", { pid: 4242, startTime: 1 }, self());
+    writeRecord(home, first);
+    expect(listRecords(home)).toEqual([first]);
+    // Rewritten as writeRecord does (a new file renamed over it), with the same size.
+    const renamed = { ...first, label: "claude-2" };
+    writeRecord(home, renamed);
+    expect(listRecords(home)).toEqual([renamed]);
+    // Edited in place by some other process (same inode), larger and then malformed.
+    const path = join(home.delegations, "d1.json");
+    const edited = { ...first, label: "claude-edited-in-place" };
+    writeFileSync(path, JSON.stringify(edited));
+    expect(listRecords(home)).toEqual([edited]);
+    writeFileSync(path, "{not json");
+    expect(listRecords(home)).toEqual([]);
+    writeRecord(home, first);
+    const [listed] = listRecords(home);
+    expect(() => {
+      (listed as DelegationRecord).grant.tools.push("write");
+    }).toThrow(TypeError);
+    expect(listRecords(home)).toEqual([first]);
+    removeRecord(home, "d1");
+    expect(listRecords(home)).toEqual([]);
+  });
+
   it("finds the record of a recorded process's grandchild that cleared its environment, matching start times", async () => {
     // sh (recorded) -> env -i sh -> sleep: the sleep carries no markers at all.
     const { child, ref } = start(["sh", "-c", `env -i /bin/sh -c '/bin/sleep 30 & echo $!; wait'`], {
