@@ -111,7 +111,11 @@ export function listRecords(home: VenomHome): DelegationRecord[] {
  * and validating every file again cost each hello 4-6 ms. One lstat per file
  * stays. Records are written as a new file renamed over the old one, so a
  * rewritten record is a new inode; one edited in place changes its size or
- * times. Only files still listed are kept. A memo's record is handed to
+ * times. Where the kernel keeps file times at its clock tick's grain (no
+ * multigrain timestamps), an edit in place that keeps the size within a tick
+ * of the last read goes unseen until the next change; only a process of the
+ * same user outside any sandbox can edit a record, and it could as well
+ * rewrite it. Only files still listed are kept. A memo's record is handed to
  * every caller, so it is frozen: a caller that changed it would change what
  * every later hello sees.
  */
