@@ -13,7 +13,7 @@ import { groupMembers } from "@venom/runtime";
 export interface Foreground {
   pid: number;
   argv: string[];
-  /** Every thread asleep, one of them waiting on a file descriptor. */
+  /** Every thread asleep, one of them waiting on a file descriptor (false when not asked). */
   waiting: boolean;
 }
 
@@ -41,13 +41,17 @@ function statFields(path: string): string[] | undefined {
   return stat === undefined ? undefined : stat.slice(stat.lastIndexOf(")") + 2).split(" ");
 }
 
-/** The foreground process group of the pane whose session leader is `leader`, or undefined when it cannot be told. */
-export function foreground(leader: number): Foreground | undefined {
+/**
+ * The foreground process group of the pane whose session leader is `leader`,
+ * or undefined when it cannot be told; whether it waits for input only when
+ * `askWaiting` (else `waiting` is false).
+ */
+export function foreground(leader: number, askWaiting: boolean): Foreground | undefined {
   const tpgid = Number(statFields(`/proc/${leader}/stat`)?.[5]);
   if (!(tpgid > 0)) return undefined;
   const cmdline = read(`/proc/${tpgid}/cmdline`) ?? "";
   const argv = cmdline.slice(0, MAX_ARGV).split("\0").filter(Boolean);
-  return { pid: tpgid, argv, waiting: groupWaiting(tpgid) };
+  return { pid: tpgid, argv, waiting: askWaiting && groupWaiting(tpgid) };
 }
 
 /**

@@ -368,16 +368,18 @@ export class Pane {
     const info = this.info();
     if (!this.running) return info;
     this.#flush();
-    // Before the await: a listing describes every pane in one synchronous run, and so shares one scan of /proc.
-    const front = foreground(this.pid);
     const quietMs = this.quietMs();
+    // Before the await: a listing describes every pane in one synchronous run, and so shares one scan of /proc.
+    // A pane that printed within QUIET_MS is not waiting for input whatever its threads do, so they are not read
+    // (for an agent, some 15 files of /proc a pane, on the thread that serves every pane).
+    const front = foreground(this.pid, quietMs >= QUIET_MS);
     const { title, cursor } = await this.#model.state();
     return {
       ...info,
       title,
       cursor,
       foreground: front ? { pid: front.pid, argv: front.argv } : null,
-      waitingForInput: front?.waiting === true && quietMs >= QUIET_MS,
+      waitingForInput: front?.waiting === true,
       quietMs,
     };
   }

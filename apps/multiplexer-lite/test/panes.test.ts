@@ -240,6 +240,13 @@ describe("venom-mux panes", () => {
     expect((await pane()).waitingForInput).toBe(false);
     cli(mux, ["send", "-t", "sh", "C-c"]);
     await expect.poll(async () => (await pane()).waitingForInput, { timeout: 20_000 }).toBe(true);
+    // Blocked reading its terminal between lines, but printing every 50 ms: not waiting for input, it is still answering.
+    cli(mux, ["send", "-t", "sh", "while :; do echo tick; read -t 0.05 line; done", "Enter"]);
+    await expect.poll(async () => (await pane()).foreground?.argv, { timeout: 20_000 }).toEqual(["bash", "--norc", "--noprofile"]);
+    expect(cli(mux, ["wait", "-t", "sh", "--for", "tick"]).code).toBe(0);
+    for (let i = 0; i < 5; i++) expect((await pane()).waitingForInput).toBe(false);
+    cli(mux, ["send", "-t", "sh", "C-c"]);
+    await expect.poll(async () => (await pane()).waitingForInput, { timeout: 20_000 }).toBe(true);
     await mux.stop();
   });
 
