@@ -24,56 +24,69 @@ export async function run({ quick }) {
   client.close();
   mux.startApp(ECHO, "echo");
   mux.startApp(ORCH, "orch");
-  // A home whose venom-mux runs many idle panes, each with its delegation record, which every hello in that home looks through.
-  const crowded = await startMux("cli-crowded");
-  const crowdedClient = await crowded.connect();
-  const idle = [];
-  for (let i = 0; i < PANES(quick); i++) idle.push(await crowded.newPane(crowdedClient, ["sleep", "3600"]));
-  crowdedClient.close();
-  crowded.startApp(ECHO, "echo");
   const tmux = startTmux("cli-tmux");
   tmux.newSession("ls", "cat");
 
   const venom = (main, ...args) => [process.execPath, [main, ...args], { env: mux.env, cwd: mux.workspace }];
-  const inCrowd = (main, ...args) => [process.execPath, [main, ...args], { env: crowded.env, cwd: crowded.workspace }];
+  const nodeE0 = [process.execPath, ["-e", "0"], { env: cleanEnv() }];
   const commands = {
-    "node -e 0": [process.execPath, ["-e", "0"], { env: cleanEnv() }],
+    "node -e 0": nodeE0,
     "tmux ls": ["tmux", ["-S", tmux.socket, "ls"], { env: tmux.env }],
     "venom-mux ls": venom(MUX, "ls"),
     "venom-mux send": venom(MUX, "send", "-t", pane.id, "x"),
     "venom-mux capture": venom(MUX, "capture", "-t", pane.id),
     "venom-echo call echo": venom(ECHO, "call", "echo", '{"text":"x"}'),
     "venom-echo status": venom(ECHO, "status"),
-    [`venom-mux capture, ${idle.length} panes running`]: inCrowd(MUX, "capture", "-t", idle[0].id),
-    [`venom-echo status, ${idle.length} panes running`]: inCrowd(ECHO, "status"),
     "venom-orch jobs": venom(ORCH, "jobs"),
     "venom-orch agents list": venom(ORCH, "agents", "list"),
     [EDITED]: venom(ORCH, "agents", "list"),
     // A job that does not exist: the whole path of a cancel (hello, the gated agent_cancel call, its answer), exit 1.
     "venom-orch cancel": [...venom(ORCH, "cancel", "no-such-job", "--yes"), 1],
   };
-  const names = Object.keys(commands);
-  const times = Object.fromEntries(names.map((name) => [name, []]));
   const configFile = join(mux.env.VENOM_HOME, "config.toml");
   // Interleaved rounds: noise on a shared machine hits every command alike, and each round gives one ratio.
-  for (let i = 0; i < WARMUP + n; i++) {
-    for (const name of names) {
-      // A new text each round: the command cannot answer from its memo and validates the file (the plain row then answers from the memo of this text).
-      if (name === EDITED) writeFileSync(configFile, `# edited in round ${i}\n`, { mode: 0o600 });
-      const ms = timeSpawn(...commands[name]);
-      if (i >= WARMUP) times[name].push(ms);
+  const measure = (commands) => {
+    const times = Object.fromEntries(Object.keys(commands).map((name) => [name, []]));
+    for (let i = 0; i < WARMUP + n; i++) {
+      for (const name of Object.keys(commands)) {
+        // A new text each round: the command cannot answer from its memo and validates the file (the plain row then answers from the memo of this text).
+        if (name === EDITED) writeFileSync(configFile, `# edited in round ${i}\n`, { mode: 0o600 });
+        const ms = timeSpawn(...commands[name]);
+        if (i >= WARMUP) times[name].push(ms);
+      }
     }
-  }
+    return times;
+  };
+  const plain = measure(commands);
 
-  const floor = times["node -e 0"];
-  const ratios = (name) => times[name].map((ms, i) => ms / floor[i]);
-  const medianRatio = (name) => median(times[name]) / median(floor);
+  // Then a home whose venom-mux runs many idle panes, each with its delegation record, which every hello in that
+  // home looks through. Measured after the others, with a floor of its own: its processes make every scan of /proc
+  // on the machine longer (`venom-mux ls` in the first home took 5–10 ms more beside 200 idle processes).
+  const crowded = await startMux("cli-crowded");
+  const crowdedClient = await crowded.connect();
+  const idle = [];
+  for (let i = 0; i < PANES(quick); i++) idle.push(await crowded.newPane(crowdedClient, ["sleep", "3600"]));
+  crowdedClient.close();
+  crowded.startApp(ECHO, "echo");
+  const inCrowd = (main, ...args) => [process.execPath, [main, ...args], { env: crowded.env, cwd: crowded.workspace }];
+  const CROWD_FLOOR = `node -e 0, beside ${idle.length} idle panes`;
+  const crowd = measure({
+    [CROWD_FLOOR]: nodeE0,
+    [`venom-mux capture, ${idle.length} panes running`]: inCrowd(MUX, "capture", "-t", idle[0].id),
+    [`venom-echo status, ${idle.length} panes running`]: inCrowd(ECHO, "status"),
+  });
+
+  const times = { ...plain, ...crowd };
+  const names = Object.keys(times);
+  const floorOf = (name) => (name in crowd ? crowd[CROWD_FLOOR] : plain["node -e 0"]);
+  const ratios = (name) => times[name].map((ms, i) => ms / floorOf(name)[i]);
+  const medianRatio = (name) => median(times[name]) / median(floorOf(name));
   const row = (name) => {
     return [
       name,
       spread(times[name], fmt.ms),
       fmt.ratio(medianRatio(name)),
-      fmt.ms(median(times[name]) - median(floor)),
+      fmt.ms(median(times[name]) - median(floorOf(name))),
       spread(ratios(name), fmt.ratio),
     ];
   };
@@ -81,7 +94,7 @@ export async function run({ quick }) {
   const clients = names.filter((name) => name.startsWith("venom-") && name !== EDITED);
   return {
     title,
-    setup: `each command spawned and waited for (spawnSync), ${n} rounds after ${WARMUP} warm-up, every command once per round (interleaved); daemons running in one VENOM_HOME: venom-mux with one pane (\`cat\`), venom-echo, venom-orch; the rows that say so in a second home, whose venom-mux runs ${idle.length} idle panes (\`sleep\`) and whose venom-echo runs too; a tmux server with one pane. venom commands run as \`node apps/APP/dist/main.cjs …\` (what "bin" and testkit run); all without ${DROPPED_ENV.join(", ")} in the environment.`,
+    setup: `each command spawned and waited for (spawnSync), ${n} rounds after ${WARMUP} warm-up, every command once per round (interleaved); daemons running in one VENOM_HOME: venom-mux with one pane (\`cat\`), venom-echo, venom-orch; a tmux server with one pane. Then the rows that say so, in a second home whose venom-mux runs ${idle.length} idle panes (\`sleep\`) and whose venom-echo runs too, interleaved with \`node -e 0\` again, their floor. venom commands run as \`node apps/APP/dist/main.cjs …\` (what "bin" and testkit run); all without ${DROPPED_ENV.join(", ")} in the environment.`,
     columns: ["command", "wall min / median / max", "median ÷ node -e 0", "median − node -e 0", "per-round ratio min / median / max"],
     rows: names.map(row),
     ratios: [
