@@ -1,7 +1,7 @@
 import { spawnSync } from "node:child_process";
 import { readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { processStat } from "@venom/runtime";
+import { isGone, processStat } from "@venom/runtime";
 import { cleanupAll, cli, MUX_BIN, ORCH_BIN, startOrch, tempDir } from "@venom/testkit";
 import { afterAll, describe, expect, it } from "vitest";
 import { DEMO_AGENT, startStack } from "./stack.js";
@@ -79,6 +79,25 @@ describe("venom-orch CLI", () => {
       "venom-orch: codex-1 failed exit 127",
       "venom-orch: failed: codex-1 failed",
     ]);
+  });
+
+  it("run answers once nothing of the job's group still runs: a process left behind that ignores HUP and TERM is killed first", async () => {
+    const dir = tempDir("leftover");
+    const agent = join(dir, "agent");
+    const leftPid = join(dir, "left.pid");
+    // The agent exits only once its helper ignores HUP and TERM (it wrote its pid after the trap).
+    const helper = `trap "" HUP TERM; echo $$ > ${leftPid}; exec sleep 300`;
+    writeFileSync(agent, `#!/bin/sh\nsh -c '${helper}' &\nwhile [ ! -s ${leftPid} ]; do sleep 0.01; done\necho finished\n`, {
+      mode: 0o755,
+    });
+    const stack = await startStack({ config: `[agents.codex]\nexecutable = "${agent}"\n` });
+    const run = cli({ env: stack.orch.env, bin: stack.orch.bin }, ["run", "codex", "hello", "--yes"]);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/^codex-1: done \(exit 0\)\nfinished\n/);
+    const left = Number(readFileSync(leftPid, "utf8"));
+    expect(left).toBeGreaterThan(1);
+    // Gone, or a zombie its new parent has not reaped yet: it runs nothing either way.
+    expect(isGone(processStat(left))).toBe(true);
   });
 
   it("starts venom-mux in the same home when it is not running, and the job runs in one of its panes", async () => {
