@@ -10,14 +10,14 @@ import { cleanEnv, DROPPED_ENV, ECHO, fmt, MUX, median, ORCH, spread, startMux, 
 export const title = "CLI start: client commands against `node -e 0`";
 
 const TARGET = 1.5;
-/** Panes running in the crowded home: 200, as in the scale step. */
-const PANES = (quick) => (quick ? 5 : 200);
 const EDITED = "venom-orch agents list, config.toml edited before each";
 
 export async function run({ quick }) {
   // --quick proves the step runs (CI); its numbers mean little.
   const n = quick ? 2 : 20;
   const WARMUP = quick ? 0 : 3;
+  // Panes running in the crowded home: 200, as in the scale step.
+  const PANES = quick ? 5 : 200;
   const mux = await startMux("cli-mux");
   const client = await mux.connect();
   const pane = await mux.newPane(client, ["cat"]);
@@ -65,7 +65,7 @@ export async function run({ quick }) {
   const crowded = await startMux("cli-crowded");
   const crowdedClient = await crowded.connect();
   const idle = [];
-  for (let i = 0; i < PANES(quick); i++) idle.push(await crowded.newPane(crowdedClient, ["sleep", "3600"]));
+  for (let i = 0; i < PANES; i++) idle.push(await crowded.newPane(crowdedClient, ["sleep", "3600"]));
   crowdedClient.close();
   crowded.startApp(ECHO, "echo");
   const inCrowd = (main, ...args) => [process.execPath, [main, ...args], { env: crowded.env, cwd: crowded.workspace }];
