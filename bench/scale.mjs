@@ -66,11 +66,17 @@ function machineTicks() {
  * shell is (tmux's shell only splits the command line).
  */
 const FILLED = "scrollback-filled";
+/**
+ * After the soak, the panes slow to a line every 100 ms once the file `go`.slow
+ * exists (looked for every 50 lines, so the check adds no load of its own).
+ */
+const SLOW_MS = 100;
 const PRINTER = [
-  "$| = 1; my ($n, $go) = @ARGV;",
+  "$| = 1; my ($n, $go) = @ARGV; my ($pause, $i) = (0.01, 0);",
   `print "$_\\n" for 1 .. $n; print "${FILLED}\\n";`,
   "select(undef, undef, undef, 0.2) until -e $go;",
-  'while (1) { printf "line %d %d\\n", rand 32768, rand 32768; select(undef, undef, undef, 0.01) }',
+  'while (1) { printf "line %d %d\\n", rand 32768, rand 32768;',
+  `$pause = ${SLOW_MS / 1000} if !(++$i % 50) && -e "$go.slow"; select(undef, undef, undef, $pause) }`,
 ].join(" ");
 const paneArgv = (prefill, go) => ["perl", "-e", PRINTER, String(prefill), go];
 /** The same argv as one shell command, for tmux's new-window (PRINTER has no single quote; `go` is a temp path). */
@@ -160,7 +166,17 @@ const summary = ({ rss: { samples, ...rss }, cpu, thirds, waited, machineBusy, l
   floorP99: percentile(floor, 99),
 });
 
-async function venomRun(panes, prefill, soakMs, ping) {
+/**
+ * Then the panes slow down (the `go`.slow file) and, once all have had time to
+ * look for it, a second soak of `lightMs` measures the same under that load.
+ */
+async function slowDown(go, lightMs, soakOnce) {
+  writeFileSync(`${go}.slow`, "");
+  await sleep(2_000);
+  return soakOnce(lightMs);
+}
+
+async function venomRun(panes, prefill, { soakMs, lightMs }, ping) {
   const mux = await startMux("scale-mux");
   const go = join(mux.workspace, "go");
   const client = await mux.connect();
@@ -173,7 +189,9 @@ async function venomRun(panes, prefill, soakMs, ping) {
   writeFileSync(go, "");
   await waitFor(async () => (await capture(panes - 1)).includes("line "), 600_000, "the last venom-mux pane to print its loop");
   const target = created[0].id;
-  const result = await soak(mux.pid, soakMs, () => client.request("pane/capture", { target }), ping);
+  const soakOnce = (ms) => soak(mux.pid, ms, () => client.request("pane/capture", { target }), ping);
+  const result = await soakOnce(soakMs);
+  const light = await slowDown(go, lightMs, soakOnce);
   const { panes: listed } = await client.request("pane/list");
   const running = listed.filter((p) => p.status === "running").length;
   if (running !== panes) throw new Error(`venom-mux: ${panes - running} of ${panes} panes stopped during the soak`);
@@ -184,12 +202,12 @@ async function venomRun(panes, prefill, soakMs, ping) {
   await waitFor(() => !isAlive(mux.pid), 600_000, "venom-mux to stop");
   const stopMs = performance.now() - stopping;
   console.log(
-    `   venom-mux side done (printed before tmux's, in case that fails): ${JSON.stringify({ idle, ...summary(result), stopMs })}`,
+    `   venom-mux side done (printed before tmux's, in case that fails): ${JSON.stringify({ idle, ...summary(result), light: summary(light), stopMs })}`,
   );
-  return { idle, ...result, stopMs };
+  return { idle, ...result, light, stopMs };
 }
 
-async function tmuxRun(panes, prefill, soakMs, ping) {
+async function tmuxRun(panes, prefill, { soakMs, lightMs }, ping) {
   const tmux = startTmux("scale-tmux");
   tmux.tmux(
     "new-session",
@@ -223,16 +241,14 @@ async function tmuxRun(panes, prefill, soakMs, ping) {
   writeFileSync(go, "");
   await waitFor(async () => capture(panes - 1).includes("line "), 600_000, "the last tmux pane to print its loop");
   const env = cleanEnv();
-  const result = await soak(
-    pid,
-    soakMs,
-    () => timeSpawn("tmux", ["-S", tmux.socket, "capture-pane", "-p", "-t", "scale:1"], { env }),
-    ping,
-  );
+  const soakOnce = (ms) =>
+    soak(pid, ms, () => timeSpawn("tmux", ["-S", tmux.socket, "capture-pane", "-p", "-t", "scale:1"], { env }), ping);
+  const result = await soakOnce(soakMs);
+  const light = await slowDown(go, lightMs, soakOnce);
   const windows = tmux.tmux("list-windows", "-t", "scale").trim().split("\n").length;
   if (windows !== panes) throw new Error(`tmux: ${panes - windows} of ${panes} panes stopped during the soak`);
   tmux.tmux("kill-server");
-  return { idle, ...result };
+  return { idle, ...result, light };
 }
 
 export async function run({ quick }) {
@@ -240,19 +256,20 @@ export async function run({ quick }) {
   // Full: the whole history plus a screen, so the scrollback is at its limit before the soak starts.
   const prefill = quick ? 200 : SCROLLBACK + ROWS;
   const soakMs = quick ? 2_000 : 60_000;
+  const lightMs = quick ? 1_000 : 20_000;
   // The scheduling floor under the same load: a bare Node server in a session of its own, asked once after each capture.
   const floor = await connect(await startFloor());
   const ping = () => floor.request("echo", { arguments: { text: "ping" } });
-  const venom = await venomRun(panes, prefill, soakMs, ping);
-  const tmux = await tmuxRun(panes, prefill, soakMs, ping);
+  const venom = await venomRun(panes, prefill, { soakMs, lightMs }, ping);
+  const tmux = await tmuxRun(panes, prefill, { soakMs, lightMs }, ping);
   floor.close();
 
   const perPane = (r) => (r.rss.end - r.idle) / panes;
   // Flat means no sample above the start, not only the end: a heap that grows and is collected would pass on its end alone.
   const growth = (r) => Math.max(r.rss.end, r.rss.max) / r.rss.start;
-  const row = (label, r) => [
+  const row = (label, r, ms = soakMs) => [
     label,
-    `${r.cpu.toFixed(2)} s (${((100 * r.cpu) / (soakMs / 1000)).toFixed(0)}% of a core)`,
+    `${r.cpu.toFixed(2)} s (${((100 * r.cpu) / (ms / 1000)).toFixed(0)}% of a core)`,
     r.waited === null ? "n/a" : `${r.waited.toFixed(2)} s`,
     `${(100 * r.machineBusy).toFixed(0)}%`,
     `${fmt.mib(r.rss.start)} / ${fmt.mib(r.rss.middle ?? r.rss.end)} / ${fmt.mib(r.rss.end)} / ${fmt.mib(r.rss.max)}`,
@@ -272,7 +289,7 @@ export async function run({ quick }) {
   ];
   return {
     title,
-    setup: `${panes} panes (80x24), each running \`${paneCommand(prefill, "GO")}\`: ${prefill} lines first (scrollback ${SCROLLBACK} lines in both; tmux's history-limit set to it), then, once every pane has filled and the go file is made, a line every 10 ms; the soak (${soakMs / 1000} s) starts once the last pane prints its loop. venom-mux first, stopped, then one tmux server (panes as windows, no client attached). During the soak one pane is captured every ${CAPTURE_EVERY_MS} ms: venom through a connected protocol client (\`pane/capture\`, what \`venom-mux capture\` sends), tmux by spawning \`tmux capture-pane -p\` (its client). CPU: utime+stime of the daemon's threads over the soak, from /proc/PID/task/TID/stat; waiting for a CPU: the time they were ready to run and not running (run_delay, /proc/PID/task/TID/schedstat); machine busy: all CPUs, from /proc/stat. Each third of the soak is measured on its own too, as a repeat of the same load (CPU time and capture p99, min / median / max over the thirds); the RSS trend is a least-squares line through the samples taken after each capture. Stopping: from \`daemon/stop\` until the daemon has exited, a zombie counting as exited. Per pane = (RSS at the end − RSS before any busy pane) ÷ ${panes}.`,
+    setup: `${panes} panes (80x24), each running \`${paneCommand(prefill, "GO")}\`: ${prefill} lines first (scrollback ${SCROLLBACK} lines in both; tmux's history-limit set to it), then, once every pane has filled and the go file is made, a line every 10 ms; the soak (${soakMs / 1000} s) starts once the last pane prints its loop. venom-mux first, stopped, then one tmux server (panes as windows, no client attached). During the soak one pane is captured every ${CAPTURE_EVERY_MS} ms: venom through a connected protocol client (\`pane/capture\`, what \`venom-mux capture\` sends), tmux by spawning \`tmux capture-pane -p\` (its client). CPU: utime+stime of the daemon's threads over the soak, from /proc/PID/task/TID/stat; waiting for a CPU: the time they were ready to run and not running (run_delay, /proc/PID/task/TID/schedstat); machine busy: all CPUs, from /proc/stat. Each third of the soak is measured on its own too, as a repeat of the same load (CPU time and capture p99, min / median / max over the thirds); the RSS trend is a least-squares line through the samples taken after each capture. Then the panes slow to a line every ${SLOW_MS} ms (each looks for a \`go\`.slow file every 50 lines) and, 2 s after that file is made, a second soak of ${lightMs / 1000} s measures the same under that lighter load (the rows "then a line every ${SLOW_MS} ms"). Stopping: from \`daemon/stop\` until the daemon has exited, a zombie counting as exited. Per pane = (RSS at the end − RSS before any busy pane) ÷ ${panes}.`,
     columns: [
       "daemon",
       "CPU time over the soak",
@@ -283,7 +300,11 @@ export async function run({ quick }) {
       "capture latency min / median / p99 / max",
       "the floor under the same load: a bare Node server's round trip, median / p99",
     ],
-    rows: [row("venom-mux", venom), row("tmux", tmux)],
+    rows: [
+      row("venom-mux", venom),
+      row("tmux", tmux),
+      ...sides.map(([name, r]) => row(`${name}, then a line every ${SLOW_MS} ms`, { ...r.light, idle: r.idle }, lightMs)),
+    ],
     ratios: [
       ["venom / tmux daemon CPU time", fmt.ratio(venom.cpu / tmux.cpu)],
       ["venom / tmux RSS per pane", fmt.ratio(perPane(venom) / perPane(tmux))],
@@ -320,8 +341,12 @@ export async function run({ quick }) {
         "venom / tmux capture p99 (a request on an open connection against a spawned tmux client)",
         fmt.ratio(p99 / percentile(tmux.latencies, 99)),
       ],
+      [
+        `venom / tmux capture p99, then a line every ${SLOW_MS} ms`,
+        fmt.ratio(percentile(venom.light.latencies, 99) / percentile(tmux.light.latencies, 99)),
+      ],
     ],
-    notes: `The memory target is tmux's RSS per pane plus the screen model's documented cost: 12 bytes a cell plus 600 a line (xterm keeps each line as an object with a typed array, the array's buffer and two maps), ${fmt.mib(MODEL_BYTES)} for an 80x24 screen with ${SCROLLBACK} lines of scrollback, as docs/venom-mux.md ("Bounds") and the screen budget (\`mux.max_screen_memory_mb\`) count it. Less would take a scrollback of venom-mux's own, keeping lines compactly once they leave the screen, instead of xterm's. RSS stays flat because the screen worker makes no garbage that lives long per line: a recycled scrollback line keeps its own empty maps (src/line-maps.ts; xterm gave it two new ones each time), and the worker's line of models waiting for a turn is an array, not a Set (the Set's rehashed tables went straight to the old generation). Before both, the worker's heap grew ~2.5–4.5 MB/s under this load and fell back only at a collection of the whole heap, some 10% of RSS up and down. A capture waits only for its own pane's output: the screen worker parses the asked pane's output ahead of every other pane's backlog (test/screen-backlog.test.ts). The panes print with perl: the shell loop this bench used before (\`echo; read -t 0.01\` in bash) took some 70% of both cores by itself, and the daemons, starved among 200 busy sessions, answered captures in seconds (venom-mux's p99 17 s, tmux's 13 s). Waiting for a CPU: every pane is a session of its own (as in tmux, for job control), and where the kernel schedules by autogroup (${AUTOGROUP}) each session is a scheduling group with the same weight as the daemon's. While 200 sessions print, the daemon, which needs more CPU than any one of them, waits behind them for its turn: where that wait is several times the CPU time it got and the machine is near 100% busy, a capture's latency is mostly that queue. tmux's daemon, one thread, stands in the same queue; venom-mux's two busy threads (the main thread and the screen worker) share one group's weight, and its column sums the wait of all its threads. An unprivileged daemon cannot raise its own group's weight (a negative autogroup nice needs CAP_SYS_NICE). The floor column shows what a light server gets under the same load: a bare Node server (the RPC step's) in a session of its own, asked once after each capture, answers with a p99 a fraction of the daemons' (13 ms against venom-mux's 192 ms in a trial run), so the machine itself can answer within 50 ms under this load: what waits is a daemon with work queued all the time. Where a capture's time goes (a trial build with a timestamp at each hop, 200 panes, a 20 s soak, ~160 captures, two runs): the main thread taking up the request, p99 137–157 ms; the worker's answer taken up by the main thread, 75–95 ms; the worker taking up the request, 21–55 ms; parsing the pane's own output and writing the capture, 3–48 ms. A request used to wait for the end of the main thread's turn before it went to the worker (p99 38 ms); it goes at once now (p99 6 ms; src/screen-model.ts). Over those soaks the main thread used 32% of a core and waited for one 54% of the time, the worker 26% and 45%. A CPU profile of the soak (the profile of a 15 s soak subtracted from a 60 s one's, under the profiler) puts the main thread's time in its 20,000 pty reads a second: node's stream machinery and node-pty's handler ~29%, V8 and native code ~21%, the pane's flush ~14%, postMessage to the worker ~11%, garbage collection 6%; and the worker's in xterm's parsing (print, scroll, recycled lines: ~50%), its own queueing (~22%) and garbage collection (5%). Halving the daemon's CPU did not bring that tail down: a trial build that read a busy pane at most every 50 ms (its pty paused after each small read, 5 lines a read instead of 1) used 42% less CPU on the main thread and 49% less in the worker, and its capture p99 was 168 ms against 175–196 ms (p50 4 against 6 ms). A daemon that has work queued all the time has used more than its share of a CPU whenever a request comes, and the scheduler makes it wait behind the sessions that have not; the floor server sleeps between its requests. That trial is not built: it delays a busy pane's output by up to 50 ms for every viewer and capture. Stopping: each pane's group is signalled and polled until empty, and every poll (one tick shared by all the waits, packages/runtime/src/proc.ts waitUntil) checks its group against one scan of /proc; with a timer per pane, each poll scanned /proc again. In a separate test on this machine (200 panes, each printing 10024 lines and then a line every 10 ms, stopped after 15 s, two runs of each build), \`venom-mux stop\` returned after 0.9–1.1 s against 1.6–1.7 s with a timer per pane. Until this build the step counted the daemon as running while it was a zombie (kill(pid, 0) succeeds on one): a detached daemon's parent is the machine's init, which on these machines reaps it a second or two after it exits (an idle venom-echo daemon: a zombie ~170 ms after \`stop\`, gone after 1.4–1.9 s), and that wait made this figure 3.7–4.5 s in earlier runs; with 5 panes (--quick) it went from 1.2 s to 0.15 s.`,
+    notes: `The memory target is tmux's RSS per pane plus the screen model's documented cost: 12 bytes a cell plus 600 a line (xterm keeps each line as an object with a typed array, the array's buffer and two maps), ${fmt.mib(MODEL_BYTES)} for an 80x24 screen with ${SCROLLBACK} lines of scrollback, as docs/venom-mux.md ("Bounds") and the screen budget (\`mux.max_screen_memory_mb\`) count it. Less would take a scrollback of venom-mux's own, keeping lines compactly once they leave the screen, instead of xterm's. RSS stays flat because the screen worker makes no garbage that lives long per line: a recycled scrollback line keeps its own empty maps (src/line-maps.ts; xterm gave it two new ones each time), and the worker's line of models waiting for a turn is an array, not a Set (the Set's rehashed tables went straight to the old generation). Before both, the worker's heap grew ~2.5–4.5 MB/s under this load and fell back only at a collection of the whole heap, some 10% of RSS up and down. A capture waits only for its own pane's output: the screen worker parses the asked pane's output ahead of every other pane's backlog (test/screen-backlog.test.ts). The panes print with perl: the shell loop this bench used before (\`echo; read -t 0.01\` in bash) took some 70% of both cores by itself, and the daemons, starved among 200 busy sessions, answered captures in seconds (venom-mux's p99 17 s, tmux's 13 s). Waiting for a CPU: every pane is a session of its own (as in tmux, for job control), and where the kernel schedules by autogroup (${AUTOGROUP}) each session is a scheduling group with the same weight as the daemon's. While 200 sessions print, the daemon, which needs more CPU than any one of them, waits behind them for its turn: where that wait is several times the CPU time it got and the machine is near 100% busy, a capture's latency is mostly that queue. tmux's daemon, one thread, stands in the same queue; venom-mux's two busy threads (the main thread and the screen worker) share one group's weight, and its column sums the wait of all its threads. An unprivileged daemon cannot raise its own group's weight (a negative autogroup nice needs CAP_SYS_NICE). The floor column shows what a light server gets under the same load: a bare Node server (the RPC step's) in a session of its own, asked once after each capture, answers with a p99 a fraction of the daemons' (13 ms against venom-mux's 192 ms in a trial run), so the machine itself can answer within 50 ms under this load: what waits is a daemon with work queued all the time. The rows "then a line every ${SLOW_MS} ms" are the same panes at a tenth of that rate: how a capture fares when the panes print less (the machine-busy column says how loaded the machine then was). Where a capture's time goes (a trial build with a timestamp at each hop, 200 panes, a 20 s soak, ~160 captures, two runs): the main thread taking up the request, p99 137–157 ms; the worker's answer taken up by the main thread, 75–95 ms; the worker taking up the request, 21–55 ms; parsing the pane's own output and writing the capture, 3–48 ms. A request used to wait for the end of the main thread's turn before it went to the worker (p99 38 ms); it goes at once now (p99 6 ms; src/screen-model.ts). Over those soaks the main thread used 32% of a core and waited for one 54% of the time, the worker 26% and 45%. A CPU profile of the soak (the profile of a 15 s soak subtracted from a 60 s one's, under the profiler) puts the main thread's time in its 20,000 pty reads a second: node's stream machinery and node-pty's handler ~29%, V8 and native code ~21%, the pane's flush ~14%, postMessage to the worker ~11%, garbage collection 6%; and the worker's in xterm's parsing (print, scroll, recycled lines: ~50%), its own queueing (~22%) and garbage collection (5%). Halving the daemon's CPU did not bring that tail down: a trial build that read a busy pane at most every 50 ms (its pty paused after each small read, 5 lines a read instead of 1) used 42% less CPU on the main thread and 49% less in the worker, and its capture p99 was 168 ms against 175–196 ms (p50 4 against 6 ms). A daemon that has work queued all the time has used more than its share of a CPU whenever a request comes, and the scheduler makes it wait behind the sessions that have not; the floor server sleeps between its requests. That trial is not built: it delays a busy pane's output by up to 50 ms for every viewer and capture. Stopping: each pane's group is signalled and polled until empty, and every poll (one tick shared by all the waits, packages/runtime/src/proc.ts waitUntil) checks its group against one scan of /proc; with a timer per pane, each poll scanned /proc again. In a separate test on this machine (200 panes, each printing 10024 lines and then a line every 10 ms, stopped after 15 s, two runs of each build), \`venom-mux stop\` returned after 0.9–1.1 s against 1.6–1.7 s with a timer per pane. Until this build the step counted the daemon as running while it was a zombie (kill(pid, 0) succeeds on one): a detached daemon's parent is the machine's init, which on these machines reaps it a second or two after it exits (an idle venom-echo daemon: a zombie ~170 ms after \`stop\`, gone after 1.4–1.9 s), and that wait made this figure 3.7–4.5 s in earlier runs; with 5 panes (--quick) it went from 1.2 s to 0.15 s.`,
     targets: [
       {
         target: "venom-mux RSS flat over the soak (every sample within 1.05× the start, the fitted trend within ±5% of it over the soak)",
