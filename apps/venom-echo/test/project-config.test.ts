@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ErrorCode } from "@venom/proto";
 import { cleanupAll, cli, connect, startEcho, tempDir } from "@venom/testkit";
@@ -52,6 +52,19 @@ describe("a repository can't wedge or lock out the owner (project config)", () =
       daemon.proc.kill("SIGTERM");
       await new Promise((r) => daemon.proc.once("exit", r));
     }
+  });
+
+  it("a workspace removed under a running daemon: status says why tool calls are refused, and stop stops", async () => {
+    const daemon = await startEcho();
+    rmSync(daemon.workspace, { recursive: true });
+    const status = cli(daemon, ["status"]);
+    expect(status.code, status.stderr).toBe(0);
+    expect(status.stdout).toContain(`${daemon.workspace}: the workspace cannot be opened (ENOENT)`);
+    const call = cli(daemon, ["call", "echo", '{"text":"hi"}']);
+    expect(call.code).toBe(1);
+    expect(call.stderr).toContain("the workspace cannot be opened (ENOENT)");
+    expect(cli(daemon, ["stop"]).code).toBe(0);
+    await new Promise((r) => daemon.proc.once("exit", r));
   });
 
   it("a session whose own workspace has a valid config is unaffected by another workspace's bad one", async () => {

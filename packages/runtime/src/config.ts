@@ -166,11 +166,24 @@ export function userConfigFromText(configFile: string, text: string | undefined)
   return config;
 }
 
+/**
+ * The workspace directory, opened. One removed or replaced by a file under a
+ * running daemon is a ConfigError like a bad project config: the session is
+ * refused its tools and told why, and the owner still reaches status and stop.
+ */
+function openWorkspace(workspace: string): number {
+  try {
+    return openSync(workspace, constants.O_RDONLY | O_DIRECTORY);
+  } catch (error) {
+    throw new ConfigError(`${workspace}: the workspace cannot be opened (${(error as NodeJS.ErrnoException).code})`);
+  }
+}
+
 /** The workspace's project config applied last, as a restriction only. */
 export function applyProjectConfig(config: Config, workspace: string): Config {
   const file = join(workspace, ".venom", "config.toml");
   // Opened beneath the workspace: a .venom or config.toml that is a symlink leading out is refused by the kernel.
-  const dir = openSync(workspace, constants.O_RDONLY | O_DIRECTORY);
+  const dir = openWorkspace(workspace);
   let raw: unknown;
   try {
     raw = parseTomlText(

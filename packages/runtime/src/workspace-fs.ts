@@ -93,21 +93,32 @@ export interface ReadResult {
  * concurrently cannot make a path resolve outside it.
  */
 export class WorkspaceFs {
-  readonly #fd: number;
+  /** The open directory, or why it could not be opened. */
+  readonly #dir: number | ToolFailure;
 
+  /**
+   * A workspace removed under a running daemon still makes a session: the
+   * owner must reach status and stop, and the session's config error
+   * (config.ts openWorkspace) refuses its tools before any reaches this.
+   */
   constructor(readonly root: string) {
-    this.#fd = openSync(root, constants.O_RDONLY | O_DIRECTORY);
+    try {
+      this.#dir = openSync(root, constants.O_RDONLY | O_DIRECTORY);
+    } catch (error) {
+      this.#dir = new ToolFailure(`${root}: the workspace cannot be opened (${(error as NodeJS.ErrnoException).code})`);
+    }
   }
 
   get fd(): number {
-    return this.#fd;
+    if (this.#dir instanceof ToolFailure) throw this.#dir;
+    return this.#dir;
   }
 
   /** Open a path beneath the workspace; the kernel refuses any escape. */
   open(path: string, flags: number, mode?: number): number {
     const rel = checkRelativePath(path);
     try {
-      return openBeneath(this.#fd, rel, flags, mode);
+      return openBeneath(this.fd, rel, flags, mode);
     } catch (error) {
       refusal(error, rel);
     }
@@ -219,15 +230,15 @@ export class WorkspaceFs {
   /** The directory `dir` beneath the workspace, created level by level where missing. */
   #directory(dir: string): number {
     const flags = constants.O_RDONLY | O_DIRECTORY;
-    if (dir === "") return openBeneath(this.#fd, ".", flags);
+    if (dir === "") return openBeneath(this.fd, ".", flags);
     const parts = dir.split("/");
-    let parentFd = openBeneath(this.#fd, ".", flags);
+    let parentFd = openBeneath(this.fd, ".", flags);
     try {
       for (let i = 0; i < parts.length; i++) {
         const prefix = parts.slice(0, i + 1).join("/");
         let fd: number;
         try {
-          fd = openBeneath(this.#fd, prefix, flags);
+          fd = openBeneath(this.fd, prefix, flags);
         } catch (error) {
           if (!(error instanceof NativeError && error.code === "ENOENT")) refusal(error, prefix);
           // mkdirat takes one plain name under a directory already verified beneath the workspace.
@@ -237,7 +248,7 @@ export class WorkspaceFs {
             if (!(mkdirError instanceof NativeError && mkdirError.code === "EEXIST")) refusal(mkdirError, prefix);
           }
           try {
-            fd = openBeneath(this.#fd, prefix, flags);
+            fd = openBeneath(this.fd, prefix, flags);
           } catch (reopenError) {
             refusal(reopenError, prefix);
           }
@@ -276,7 +287,7 @@ export class WorkspaceFs {
   }
 
   close(): void {
-    closeSync(this.#fd);
+    if (!(this.#dir instanceof ToolFailure)) closeSync(this.#dir);
   }
 }
 
