@@ -1,11 +1,12 @@
-import { closeSync, constants, openSync } from "node:fs";
+import { closeSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
-import { O_DIRECTORY, openBeneath } from "@venom/native";
+import { openBeneath } from "@venom/native";
 import { ApprovalPolicySchema, stricterPolicy } from "@venom/proto";
 import { parse as parseToml } from "smol-toml";
 import * as z from "zod";
 import { ConfigError, readConfigText } from "./config-text.js";
 import { DEFAULT_FRAME_LIMIT } from "./framing.js";
+import { openWorkspace } from "./workspace-fs.js";
 
 export { ConfigError } from "./config-text.js";
 
@@ -166,24 +167,18 @@ export function userConfigFromText(configFile: string, text: string | undefined)
   return config;
 }
 
-/**
- * The workspace directory, opened. One removed or replaced by a file under a
- * running daemon is a ConfigError like a bad project config: the session is
- * refused its tools and told why, and the owner still reaches status and stop.
- */
-function openWorkspace(workspace: string): number {
-  try {
-    return openSync(workspace, constants.O_RDONLY | O_DIRECTORY);
-  } catch (error) {
-    throw new ConfigError(`${workspace}: the workspace cannot be opened (${(error as NodeJS.ErrnoException).code})`);
-  }
-}
-
 /** The workspace's project config applied last, as a restriction only. */
 export function applyProjectConfig(config: Config, workspace: string): Config {
   const file = join(workspace, ".venom", "config.toml");
   // Opened beneath the workspace: a .venom or config.toml that is a symlink leading out is refused by the kernel.
-  const dir = openWorkspace(workspace);
+  // A workspace removed or replaced by a file under a running daemon is a ConfigError like a bad project config:
+  // the session is refused its tools and told why, and the owner still reaches status and stop.
+  let dir: number;
+  try {
+    dir = openWorkspace(workspace);
+  } catch (error) {
+    throw new ConfigError((error as Error).message);
+  }
   let raw: unknown;
   try {
     raw = parseTomlText(

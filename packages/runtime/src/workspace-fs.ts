@@ -88,6 +88,18 @@ export interface ReadResult {
 }
 
 /**
+ * The workspace directory, opened; one removed or replaced by a file under a
+ * running daemon is a ToolFailure that names it.
+ */
+export function openWorkspace(root: string): number {
+  try {
+    return openSync(root, constants.O_RDONLY | O_DIRECTORY);
+  } catch (error) {
+    throw new ToolFailure(`${root}: the workspace cannot be opened (${(error as NodeJS.ErrnoException).code})`);
+  }
+}
+
+/**
  * A session's workspace as an open directory fd. Every open goes through
  * openat2 with RESOLVE_BENEATH|RESOLVE_NO_MAGICLINKS, so a symlink swapped in
  * concurrently cannot make a path resolve outside it.
@@ -99,13 +111,13 @@ export class WorkspaceFs {
   /**
    * A workspace removed under a running daemon still makes a session: the
    * owner must reach status and stop, and the session's config error
-   * (config.ts openWorkspace) refuses its tools before any reaches this.
+   * (config.ts applyProjectConfig) refuses its tools before any reaches this.
    */
   constructor(readonly root: string) {
     try {
-      this.#dir = openSync(root, constants.O_RDONLY | O_DIRECTORY);
+      this.#dir = openWorkspace(root);
     } catch (error) {
-      this.#dir = new ToolFailure(`${root}: the workspace cannot be opened (${(error as NodeJS.ErrnoException).code})`);
+      this.#dir = error as ToolFailure;
     }
   }
 
