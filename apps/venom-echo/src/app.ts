@@ -1,4 +1,4 @@
-import { type AppDefinition, Daemon, type DaemonOptions, loadUserConfig, WorkspaceFs } from "@venom/runtime";
+import { type AppDefinition, Daemon, type DaemonOptions, loadUserConfig } from "@venom/runtime";
 import type { DaemonModule } from "@venom/runtime/cli";
 import type { EchoContext } from "./context.js";
 import { echoTool } from "./tools/echo.js";
@@ -15,13 +15,12 @@ export const echoApp: AppDefinition<EchoContext> = {
   server: { name: "venom-echo", version: VERSION },
   tools: echoTools,
   createContext: (state, daemon) => ({
-    workspace: new WorkspaceFs(state.workspace),
+    workspace: state.workspaceDir,
     config: state.config,
     session: state,
     home: daemon.home,
     owner: daemon.owner,
   }),
-  disposeContext: (context) => context.workspace.close(),
 };
 
 export function createEchoDaemon(options: DaemonOptions): Daemon<EchoContext> {

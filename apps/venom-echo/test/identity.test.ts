@@ -1,8 +1,8 @@
 import { spawn, spawnSync } from "node:child_process";
-import { chmodSync, mkdirSync, realpathSync } from "node:fs";
+import { chmodSync, mkdirSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { PROTOCOL } from "@venom/proto";
-import { cleanupAll, cli, ECHO_BIN, startEcho, type TestDaemon } from "@venom/testkit";
+import { cleanupAll, cli, ECHO_BIN, RawClient, startEcho, type TestDaemon, tempDir } from "@venom/testkit";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 
 let daemon: TestDaemon;
@@ -166,5 +166,50 @@ describe("stdio transport", () => {
     expect(replies[2].result).toMatchObject({ status: "ok", content: "over stdio" });
     // Diagnostics never go to the protocol stream.
     expect(result.stdout).not.toMatch(/"level":/);
+  });
+});
+
+describe("a delegate's workspace is the directory that was checked", () => {
+  it("a delegate flipping the directory it names with a symlink leading out never gets a session outside its parent's workspace", async () => {
+    // ws/sub is a directory inside, then a symlink to a directory outside, many thousand times a second:
+    // the workspace must be judged and used as one opened directory, not resolved once to check and again to use.
+    const outside = tempDir("venom-outside-");
+    writeFileSync(join(outside, "marker.txt"), "OUTSIDE\n");
+    const ws = daemon.workspace;
+    mkdirSync(join(ws, "flip-dir"));
+    writeFileSync(join(ws, "flip-dir", "marker.txt"), "inside\n");
+    symlinkSync(outside, join(ws, "flip-link"));
+    const flipper = spawn(
+      "perl",
+      [
+        "-e",
+        'chdir $ARGV[0] or die; while (1) { rename "flip-dir", "sub-flip"; rename "sub-flip", "flip-dir"; rename "flip-link", "sub-flip"; rename "sub-flip", "flip-link"; }',
+        ws,
+      ],
+      { stdio: "ignore" },
+    );
+    const seen = new Set<string>();
+    try {
+      for (let attempt = 0; attempt < 400 && !seen.has("OUTSIDE"); attempt++) {
+        const raw = await RawClient.open(daemon.socket);
+        raw.hello(1, { workspace: join(ws, "sub-flip"), delegation: { depth: 1, parent: "orch/x" } });
+        raw.request(2, "tools/call", { name: "read", arguments: { path: "marker.txt" } });
+        const reply = async (id: number) => {
+          for (let n = 1; ; n++) {
+            const line = await raw.next(n);
+            if (line === undefined || line.id === id) return line;
+          }
+        };
+        const hello = await reply(1);
+        const read = await reply(2);
+        raw.close();
+        if (hello.result && read.result?.status === "ok") seen.add(read.result.content.trim());
+      }
+    } finally {
+      flipper.kill("SIGKILL");
+    }
+    // The race was run: some sessions were made on the directory inside.
+    expect(seen.has("inside")).toBe(true);
+    expect(seen.has("OUTSIDE")).toBe(false);
   });
 });

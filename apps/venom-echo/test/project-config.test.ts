@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, realpathSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ErrorCode } from "@venom/proto";
 import { cleanupAll, cli, connect, startEcho, tempDir } from "@venom/testkit";
@@ -63,6 +63,22 @@ describe("a repository can't wedge or lock out the owner (project config)", () =
     const call = cli(daemon, ["call", "echo", '{"text":"hi"}']);
     expect(call.code).toBe(1);
     expect(call.stderr).toContain("the workspace cannot be opened (ENOENT)");
+    expect(cli(daemon, ["stop"]).code).toBe(0);
+    await new Promise((r) => daemon.proc.once("exit", r));
+  });
+
+  it("a workspace replaced by a symlink under a running daemon is not followed: tools are refused, naming where it now leads", async () => {
+    const daemon = await startEcho();
+    const outside = tempDir("outside");
+    writeFileSync(join(outside, "notes.txt"), "OUTSIDE\n");
+    renameSync(daemon.workspace, `${daemon.workspace}.moved`);
+    symlinkSync(outside, daemon.workspace);
+    const read = cli(daemon, ["call", "read", '{"path":"notes.txt"}']);
+    expect(read.stdout).not.toContain("OUTSIDE");
+    expect(read.code).toBe(1);
+    expect(read.stderr).toContain(`${daemon.workspace}: the workspace now leads to ${realpathSync(outside)}`);
+    const status = cli(daemon, ["status"]);
+    expect(status.stdout).toContain("it was replaced after the daemon started");
     expect(cli(daemon, ["stop"]).code).toBe(0);
     await new Promise((r) => daemon.proc.once("exit", r));
   });

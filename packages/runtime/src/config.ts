@@ -1,4 +1,3 @@
-import { closeSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
 import { openBeneath } from "@venom/native";
 import { ApprovalPolicySchema, stricterPolicy } from "@venom/proto";
@@ -6,7 +5,7 @@ import { parse as parseToml } from "smol-toml";
 import * as z from "zod";
 import { ConfigError, readConfigText } from "./config-text.js";
 import { DEFAULT_FRAME_LIMIT } from "./framing.js";
-import { openWorkspace } from "./workspace-fs.js";
+import type { WorkspaceFs } from "./workspace-fs.js";
 
 export { ConfigError } from "./config-text.js";
 
@@ -167,27 +166,22 @@ export function userConfigFromText(configFile: string, text: string | undefined)
   return config;
 }
 
-/** The workspace's project config applied last, as a restriction only. */
-export function applyProjectConfig(config: Config, workspace: string): Config {
-  const file = join(workspace, ".venom", "config.toml");
-  // Opened beneath the workspace: a .venom or config.toml that is a symlink leading out is refused by the kernel.
-  // A workspace removed or replaced by a file under a running daemon is a ConfigError like a bad project config:
+/** The workspace's project config applied last, as a restriction only: read beneath the session's opened workspace. */
+export function applyProjectConfig(config: Config, workspace: WorkspaceFs): Config {
+  const file = join(workspace.root, ".venom", "config.toml");
+  // A workspace removed or replaced under a running daemon is a ConfigError like a bad project config:
   // the session is refused its tools and told why, and the owner still reaches status and stop.
   let dir: number;
   try {
-    dir = openWorkspace(workspace);
+    dir = workspace.fd;
   } catch (error) {
     throw new ConfigError((error as Error).message);
   }
-  let raw: unknown;
-  try {
-    raw = parseTomlText(
-      file,
-      readConfigText(file, (flags) => openBeneath(dir, ".venom/config.toml", flags)),
-    );
-  } finally {
-    closeSync(dir);
-  }
+  // Opened beneath the workspace: a .venom or config.toml that is a symlink leading out is refused by the kernel.
+  const raw = parseTomlText(
+    file,
+    readConfigText(file, (flags) => openBeneath(dir, ".venom/config.toml", flags)),
+  );
   const project = parseWith(
     ProjectConfigSchema,
     file,

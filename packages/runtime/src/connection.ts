@@ -133,6 +133,7 @@ export class Connection<Context> {
     if (this.rpc.closed && this.#calls.size === 0 && this.#session && !this.#disposed) {
       this.#disposed = true;
       this.host.disposeContext(this.#session.context);
+      this.#session.state.workspaceDir.close();
     }
   }
   #disposed = false;
@@ -245,7 +246,13 @@ export class Connection<Context> {
         ? relayGate(this.host, helloContext.record, state.principal.depth)
         : clientGate(this.rpc, hello.approvals === true);
     const closed = this.#closed.signal;
-    const context = this.host.createContext(state, { gate, closed, notify: (method, p) => this.rpc.notify(method, p) });
+    let context: Context;
+    try {
+      context = this.host.createContext(state, { gate, closed, notify: (method, p) => this.rpc.notify(method, p) });
+    } catch (error) {
+      state.workspaceDir.close();
+      throw error;
+    }
     const dispatch = dispatchSession(state, gate, context, (event) => this.rpc.notify("event/tool", event));
     this.#session = { state, context, rpc: this.rpc, gate, closed, dispatch };
     this.#greeted = new Promise((resolve) =>

@@ -1,5 +1,4 @@
 import { randomUUID } from "node:crypto";
-import { realpathSync, statSync } from "node:fs";
 import { sep } from "node:path";
 import {
   type ApprovalGate,
@@ -26,6 +25,7 @@ import type { PeerFacts } from "./peer.js";
 import type { RpcPeer } from "./rpc.js";
 import { recordsNotices, sandboxNotices, UNKNOWN_CONFINEMENT } from "./sandbox/launch.js";
 import type { SandboxProfile } from "./sandbox/plan.js";
+import { WorkspaceFs } from "./workspace-fs.js";
 
 export type Transport = "socket" | "stdio";
 
@@ -34,7 +34,14 @@ export interface SessionState {
   readonly principal: Principal;
   readonly grant: Grant;
   readonly snapshot: Snapshot;
+  /** The workspace's canonical path, as the kernel found it when workspaceDir was opened. */
   readonly workspace: string;
+  /**
+   * The workspace opened at hello: what the file tools and the project config
+   * are read beneath, so what was checked is what is used. The connection
+   * closes it when the session ends.
+   */
+  readonly workspaceDir: WorkspaceFs;
   readonly config: Config;
   readonly label: string;
   /** The delegation record a delegate descends from (by process ancestry); null for the owner or an unrecorded delegate. */
@@ -87,17 +94,15 @@ export function isWithin(root: string, path: string): boolean {
   return path === root || path.startsWith(root.endsWith(sep) ? root : root + sep);
 }
 
-/** Canonical path of an existing directory, or a ProtocolError naming the field. */
-function canonicalDirectory(path: string, field: string): string {
-  let real: string;
+/** A directory the client named, opened; a ProtocolError naming the field when it cannot be. */
+function namedDirectory(path: string, field: string): WorkspaceFs {
   try {
-    real = realpathSync(path);
-  } catch {
-    throw new ProtocolError(ErrorCode.InvalidParams, `invalid params: ${field}: no such directory`, { path: [field] });
+    return WorkspaceFs.named(path);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const why = code === "ENOENT" ? "no such directory" : code === "ENOTDIR" ? "not a directory" : `cannot be opened (${code})`;
+    throw new ProtocolError(ErrorCode.InvalidParams, `invalid params: ${field}: ${why}`, { path: [field] });
   }
-  if (!statSync(real).isDirectory())
-    throw new ProtocolError(ErrorCode.InvalidParams, `invalid params: ${field}: not a directory`, { path: [field] });
-  return real;
 }
 
 export interface HelloContext {
@@ -161,18 +166,27 @@ export function establishSession(raw: unknown, ctx: HelloContext): SessionState 
   };
 
   // The owner may name any existing directory; a delegate only one inside its parent's workspace.
+  // Judged by where the opened directory is, so a path flipped to a symlink after the check leads nowhere.
   const root = principal.kind === "delegate" ? (ctx.parentWorkspace ?? ctx.workspace) : ctx.workspace;
-  const workspace = hello.workspace ? canonicalDirectory(hello.workspace, "workspace") : root;
-  if (principal.kind === "delegate" && !isWithin(root, workspace)) {
-    throw new ProtocolError(
-      ErrorCode.InvalidParams,
-      "invalid params: workspace: a delegate may only name a directory inside its parent's workspace",
-      {
-        path: ["workspace"],
-      },
-    );
+  const workspaceDir = hello.workspace ? namedDirectory(hello.workspace, "workspace") : WorkspaceFs.at(root);
+  const workspace = workspaceDir.root;
+  let configured: { config: Config; error: string | null };
+  try {
+    if (principal.kind === "delegate" && !isWithin(root, workspace)) {
+      throw new ProtocolError(
+        ErrorCode.InvalidParams,
+        "invalid params: workspace: a delegate may only name a directory inside its parent's workspace",
+        {
+          path: ["workspace"],
+        },
+      );
+    }
+    configured = projectConfig(ctx.config, workspaceDir);
+  } catch (error) {
+    workspaceDir.close();
+    throw error;
   }
-  const { config, error: projectConfigError } = projectConfig(ctx.config, workspace);
+  const { config, error: projectConfigError } = configured;
   const grant = computeGrant({
     principal,
     snapshot: ctx.snapshot,
@@ -189,6 +203,7 @@ export function establishSession(raw: unknown, ctx: HelloContext): SessionState 
     grant: Object.freeze(grant),
     snapshot: ctx.snapshot.restrict(grant.tools),
     workspace,
+    workspaceDir,
     config,
     label,
     record: principal.kind === "delegate" ? (ctx.record?.id ?? null) : null,
@@ -212,7 +227,7 @@ function delegationOf(ctx: HelloContext, claimed: Markers): string {
  * the handshake (the owner must still reach status and stop); it is kept as
  * the session's error, and the strictest policy stands in until it is fixed.
  */
-function projectConfig(config: Config, workspace: string): { config: Config; error: string | null } {
+function projectConfig(config: Config, workspace: WorkspaceFs): { config: Config; error: string | null } {
   try {
     return { config: applyProjectConfig(config, workspace), error: null };
   } catch (error) {

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { closeSync, constants, fstatSync, fsyncSync, openSync, readlinkSync, readSync, realpathSync, writeSync } from "node:fs";
+import { closeSync, constants, fstatSync, fsyncSync, openSync, readlinkSync, readSync, writeSync } from "node:fs";
 import { mkdirAt, NativeError, O_DIRECTORY, O_PATH, openBeneath, renameAt, unlinkAt } from "@venom/native";
 import { sha256Hex, ToolFailure } from "@venom/proto";
 
@@ -88,37 +88,55 @@ export interface ReadResult {
 }
 
 /**
- * The workspace directory, opened; one removed or replaced by a file under a
- * running daemon is a ToolFailure that names it.
- */
-export function openWorkspace(root: string): number {
-  try {
-    return openSync(root, constants.O_RDONLY | O_DIRECTORY);
-  } catch (error) {
-    throw new ToolFailure(`${root}: the workspace cannot be opened (${(error as NodeJS.ErrnoException).code})`);
-  }
-}
-
-/**
- * A session's workspace as an open directory fd. Every open goes through
- * openat2 with RESOLVE_BENEATH|RESOLVE_NO_MAGICLINKS, so a symlink swapped in
- * concurrently cannot make a path resolve outside it.
+ * A session's workspace as an open directory fd, opened once at hello: the
+ * directory checked (a delegate's inside its parent's) is the one every tool
+ * then uses, whatever is renamed or symlinked at its path afterwards. Every
+ * open beneath it goes through openat2 with RESOLVE_BENEATH|RESOLVE_NO_MAGICLINKS,
+ * so a symlink swapped in concurrently cannot make a path resolve outside it.
  */
 export class WorkspaceFs {
   /** The open directory, or why it could not be opened. */
   readonly #dir: number | ToolFailure;
 
+  private constructor(
+    /** The workspace's canonical path: where the kernel found the directory when it was opened. */
+    readonly root: string,
+    dir: number | ToolFailure,
+  ) {
+    this.#dir = dir;
+  }
+
   /**
-   * A workspace removed under a running daemon still makes a session: the
-   * owner must reach status and stop, and the session's config error
-   * (config.ts applyProjectConfig) refuses its tools before any reaches this.
+   * A directory a client named, with symlinks followed; its root is read back
+   * from the open fd, never resolved a second time. Throws the open's error.
    */
-  constructor(readonly root: string) {
+  static named(path: string): WorkspaceFs {
+    const fd = openSync(path, constants.O_RDONLY | O_DIRECTORY);
+    return new WorkspaceFs(readlinkSync(`/proc/self/fd/${fd}`), fd);
+  }
+
+  /**
+   * A canonical workspace (the daemon's own, or a delegation's parent's). One
+   * removed, replaced by a file, or replaced by a symlink leading elsewhere
+   * under a running daemon still makes a session, keeping the failure: the
+   * owner must reach status and stop, and the session's config error
+   * (session.ts projectConfig) refuses its tools before any reaches this.
+   */
+  static at(root: string): WorkspaceFs {
+    let dir: WorkspaceFs;
     try {
-      this.#dir = openWorkspace(root);
+      dir = WorkspaceFs.named(root);
     } catch (error) {
-      this.#dir = error as ToolFailure;
+      return new WorkspaceFs(root, new ToolFailure(`${root}: the workspace cannot be opened (${(error as NodeJS.ErrnoException).code})`));
     }
+    if (dir.root === root) return dir;
+    dir.close();
+    return new WorkspaceFs(
+      root,
+      new ToolFailure(
+        `${root}: the workspace now leads to ${dir.root}: it was replaced after the daemon started; restart the daemon to work there`,
+      ),
+    );
   }
 
   get fd(): number {
@@ -155,10 +173,10 @@ export class WorkspaceFs {
     }
   }
 
-  /** The workspace-relative path of an fd opened beneath it, as the kernel resolved it. */
+  /** The workspace-relative path of an fd opened beneath it, as the kernel resolved both (the workspace may have moved since it was opened). */
   #relative(fd: number): string | null {
     const real = readlinkSync(`/proc/self/fd/${fd}`);
-    const root = realpathSync(this.root);
+    const root = readlinkSync(`/proc/self/fd/${this.fd}`);
     return real.startsWith(`${root}/`) ? real.slice(root.length + 1) : null;
   }
 

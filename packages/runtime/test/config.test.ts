@@ -2,7 +2,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { agentSandbox, applyProjectConfig, ConfigError, loadUserConfig } from "../src/config.js";
+import { agentSandbox, applyProjectConfig, type Config, ConfigError, loadUserConfig } from "../src/config.js";
+import { WorkspaceFs } from "../src/workspace-fs.js";
 
 const dirs: string[] = [];
 afterAll(() => {
@@ -16,6 +17,16 @@ function setup(user: string, project?: string) {
   mkdirSync(join(workspace, ".venom"), { recursive: true });
   if (project !== undefined) writeFileSync(join(workspace, ".venom", "config.toml"), project);
   return { file: join(dir, "config.toml"), workspace };
+}
+
+/** The project config of `workspace` applied as a session applies it: read beneath the directory opened once. */
+function applyIn(config: Config, workspace: string): Config {
+  const dir = WorkspaceFs.named(workspace);
+  try {
+    return applyProjectConfig(config, dir);
+  } finally {
+    dir.close();
+  }
 }
 
 describe("configuration layers (conformance/spec/design.md, Configuration)", () => {
@@ -41,30 +52,30 @@ describe("configuration layers (conformance/spec/design.md, Configuration)", () 
       "[tools]\nmax_timeout_seconds = 60\n",
       "[tools]\nmax_timeout_seconds = 100000\nmax_output_bytes = 10\n",
     );
-    const effective = applyProjectConfig(loadUserConfig(file), workspace);
+    const effective = applyIn(loadUserConfig(file), workspace);
     expect(effective.tools.max_timeout_seconds).toBe(60);
     expect(effective.tools.max_output_bytes).toBe(10);
   });
 
   it("project config can make the policy stricter, never looser", () => {
     const strict = setup('[approval]\npolicy = "always"\n', '[approval]\npolicy = "on-risk"\n');
-    expect(applyProjectConfig(loadUserConfig(strict.file), strict.workspace).approval.policy).toBe("always");
+    expect(applyIn(loadUserConfig(strict.file), strict.workspace).approval.policy).toBe("always");
     const tighter = setup("", '[approval]\npolicy = "never"\n');
-    expect(applyProjectConfig(loadUserConfig(tighter.file), tighter.workspace).approval.policy).toBe("never");
+    expect(applyIn(loadUserConfig(tighter.file), tighter.workspace).approval.policy).toBe("never");
   });
 
   it("project config cannot enable auto-approval, choose executables or credentials: the key is named", () => {
     const auto = setup("", "[approval]\nauto_approve = true\n");
-    expect(() => applyProjectConfig(loadUserConfig(auto.file), auto.workspace)).toThrow(
+    expect(() => applyIn(loadUserConfig(auto.file), auto.workspace)).toThrow(
       /key approval.auto_approve is not allowed.*project configuration can only/,
     );
     const agent = setup("", '[agents.claude]\nexecutable = "/tmp/evil"\n');
-    expect(() => applyProjectConfig(loadUserConfig(agent.file), agent.workspace)).toThrow(/key agents is not allowed/);
+    expect(() => applyIn(loadUserConfig(agent.file), agent.workspace)).toThrow(/key agents is not allowed/);
   });
 
   it("project config can disable tools", () => {
     const { file, workspace } = setup("", '[tools]\ndisabled = ["read"]\n');
-    expect(applyProjectConfig(loadUserConfig(file), workspace).tools.disabled).toEqual(["read"]);
+    expect(applyIn(loadUserConfig(file), workspace).tools.disabled).toEqual(["read"]);
   });
 
   it("[sandbox] is off by default; a project can turn it on or narrow it, and an attempt to turn it off or widen it names the file and key", () => {
@@ -73,25 +84,25 @@ describe("configuration layers (conformance/spec/design.md, Configuration)", () 
 
     const user = '[sandbox]\nmode = "landlock"\nwritable = ["/srv/cache", "/srv/data"]\n';
     const narrowed = setup(user, '[sandbox]\nnetwork = "none"\nwritable = ["/srv/data"]\n');
-    expect(applyProjectConfig(loadUserConfig(narrowed.file), narrowed.workspace).sandbox).toEqual({
+    expect(applyIn(loadUserConfig(narrowed.file), narrowed.workspace).sandbox).toEqual({
       mode: "landlock",
       writable: ["/srv/data"],
       network: "none",
     });
     const turnedOn = setup("", '[sandbox]\nmode = "landlock"\n');
-    expect(applyProjectConfig(loadUserConfig(turnedOn.file), turnedOn.workspace).sandbox.mode).toBe("landlock");
+    expect(applyIn(loadUserConfig(turnedOn.file), turnedOn.workspace).sandbox.mode).toBe("landlock");
 
     const project = (ws: string) => join(ws, ".venom", "config.toml");
     const off = setup(user, '[sandbox]\nmode = "off"\n');
-    expect(() => applyProjectConfig(loadUserConfig(off.file), off.workspace)).toThrow(
+    expect(() => applyIn(loadUserConfig(off.file), off.workspace)).toThrow(
       `${project(off.workspace)}: key sandbox.mode: cannot be "off": your configuration confines with "landlock" (a project can only turn confinement on or narrow it)`,
     );
     const network = setup('[sandbox]\nnetwork = "none"\n', '[sandbox]\nnetwork = "any"\n');
-    expect(() => applyProjectConfig(loadUserConfig(network.file), network.workspace)).toThrow(
+    expect(() => applyIn(loadUserConfig(network.file), network.workspace)).toThrow(
       new RegExp(`${project(network.workspace)}: key sandbox.network: cannot be "any"`),
     );
     const wider = setup(user, '[sandbox]\nwritable = ["/home/me/.ssh"]\n');
-    expect(() => applyProjectConfig(loadUserConfig(wider.file), wider.workspace)).toThrow(
+    expect(() => applyIn(loadUserConfig(wider.file), wider.workspace)).toThrow(
       new RegExp(`${project(wider.workspace)}: key sandbox.writable: "/home/me/.ssh" is not in your configuration's sandbox.writable`),
     );
     const relative = setup('[sandbox]\nwritable = ["cache"]\n');
@@ -122,7 +133,7 @@ describe("configuration layers (conformance/spec/design.md, Configuration)", () 
       '[sandbox]\nwritable = ["/srv/a", "/srv/b"]\n[agents.boxed]\nexecutable = "/bin/true"\nsandbox = { mode = "landlock", writable = ["/srv/a"] }\n',
       '[sandbox]\nwritable = ["/srv/b"]\n',
     );
-    expect(agentSandbox(applyProjectConfig(loadUserConfig(both.file), both.workspace), "boxed")).toEqual({
+    expect(agentSandbox(applyIn(loadUserConfig(both.file), both.workspace), "boxed")).toEqual({
       mode: "landlock",
       writable: [],
       network: "any",
