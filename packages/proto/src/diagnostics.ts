@@ -28,3 +28,21 @@ export function diagnosticFor(where: string, thrown: unknown): string {
   const suffix = typeof code === "string" && /^E[A-Z0-9]{1,20}$/.test(code) ? ` (${code})` : "";
   return bounded(`${where} failed: ${kind}${suffix}`);
 }
+
+/**
+ * Where an unexpected error was thrown, for the daemon's log: the frames of
+ * its stack, without the header that V8 writes first (the error's name and
+ * message, which may quote a path or a secret). A stack that does not begin
+ * with that header exactly (a message changed after the throw, a stack
+ * rewritten) gives no frames rather than a guess at where the message ends.
+ */
+export function stackFrames(thrown: unknown, max = 12): string[] {
+  if (!(thrown instanceof Error) || typeof thrown.stack !== "string") return [];
+  const header = thrown.message === "" ? thrown.name : `${thrown.name}: ${thrown.message}`;
+  if (!thrown.stack.startsWith(`${header}\n`)) return [];
+  return thrown.stack
+    .slice(header.length + 1)
+    .split("\n")
+    .slice(0, max)
+    .map((frame) => bounded(frame.trim()));
+}

@@ -106,7 +106,7 @@ export class Connection<Context> {
       output,
       {
         request: (method, params) => this.#request(method, params),
-        diagnostic: (what) => host.logger.warn({ peerPid: peer.pid }, bounded(what)),
+        diagnostic: (what, frames) => host.logger.warn({ peerPid: peer.pid, ...(frames ? { frames } : {}) }, bounded(what)),
         closed: () => {
           clearTimeout(this.#helloDeadline);
           // A closed connection cancels its calls: nobody is left to receive them.

@@ -7,6 +7,7 @@ import {
   type Message,
   ProtocolError,
   type RequestId,
+  stackFrames,
   terminalSafe,
 } from "@venom/proto";
 import { DEFAULT_FRAME_LIMIT, FrameTooLarge, LineSplitter } from "./framing.js";
@@ -18,8 +19,11 @@ export interface RpcHandlers {
    */
   request(method: string, params: unknown, id: RequestId): unknown;
   notification?(method: string, params: unknown): void;
-  /** A bounded diagnostic for the log: what went wrong, never the payload. */
-  diagnostic?(what: string): void;
+  /**
+   * A bounded diagnostic for the log: what went wrong, never the payload; for
+   * an unexpected error, also where it was thrown (stackFrames, never its message).
+   */
+  diagnostic?(what: string, frames?: readonly string[]): void;
   closed?(): void;
 }
 
@@ -258,8 +262,13 @@ export class RpcPeer {
       const result = await this.handlers.request(method, params, id);
       this.#send({ jsonrpc: "2.0", id, result: result ?? null });
     } catch (error) {
-      const protocolError =
-        error instanceof ProtocolError ? error : new ProtocolError(ErrorCode.InternalError, diagnosticFor(bounded(method, 64), error));
+      let protocolError: ProtocolError;
+      if (error instanceof ProtocolError) protocolError = error;
+      else {
+        // The peer is told only the error's class and code; the log also gets where it came from, to find it again.
+        protocolError = new ProtocolError(ErrorCode.InternalError, diagnosticFor(bounded(method, 64), error));
+        this.handlers.diagnostic?.(protocolError.message, stackFrames(error));
+      }
       if (protocolError.closesConnection) this.failClosed(protocolError, id);
       else this.#send({ jsonrpc: "2.0", id, error: displayable(protocolError) });
     }
