@@ -8,6 +8,7 @@ import type { KeyModes } from "./keys.js";
 import { OutputFilter } from "./output-filter.js";
 import { PipeProcess } from "./pipe-process.js";
 import { ptyStart } from "./pty-start.js";
+import { keepTailAtExit } from "./pty-tail.js";
 import { ScreenModel } from "./screen-model.js";
 
 /** Someone watching a pane: gets its output live, or a redraw after falling behind. */
@@ -165,6 +166,7 @@ export class Pane {
         env,
       });
     this.process.onData((data) => this.#onData(data));
+    if (!this.pipe) keepTailAtExit(this.process as pty.IPty, (data) => this.#onData(data));
     this.process.onExit(({ exitCode, signal }) => {
       // node-pty reports a signal number; 0 means none.
       this.exitCode = signal ? null : exitCode;

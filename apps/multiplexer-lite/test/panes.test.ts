@@ -130,6 +130,19 @@ describe("venom-mux panes", () => {
     await mux.stop();
   });
 
+  it("the end of a flood is kept when its program exits at once: the last line is on the screen after wait --exit", async () => {
+    // Six floods at once keep the screen worker behind, so each pty is paused when its program exits.
+    const mux = await startMux();
+    const names = ["f0", "f1", "f2", "f3", "f4", "f5"];
+    for (const name of names) cli(mux, ["new", "-d", "-n", name, "--", "sh", "-c", "seq 1 30000; echo END-OF-OUTPUT"]);
+    const last = names.map((name) => {
+      expect(cli(mux, ["wait", "-t", name, "--exit"]).code).toBe(0);
+      return cli(mux, ["capture", "-t", name]).stdout.trimEnd().split("\n").at(-1);
+    });
+    expect(last).toEqual(names.map(() => "END-OF-OUTPUT"));
+    await mux.stop();
+  });
+
   it("wait --for, --quiet and --exit each wait in one call, with clear exit codes", async () => {
     const mux = await startMux();
     cli(mux, ["new", "-d", "-n", "w", "--", "sh", "-c", "sleep 1; echo ready-$((6*7)); exec cat"]);
