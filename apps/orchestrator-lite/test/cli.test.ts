@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { readFileSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, realpathSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { isGone, processStat } from "@venom/runtime";
 import { cleanupAll, cli, MUX_BIN, ORCH_BIN, startOrch, tempDir } from "@venom/testkit";
@@ -98,6 +98,25 @@ describe("venom-orch CLI", () => {
     expect(left).toBeGreaterThan(1);
     // Gone, or a zombie its new parent has not reaped yet: it runs nothing either way.
     expect(isGone(processStat(left))).toBe(true);
+  });
+
+  it("run starts the agent where it is run, as venom-mux new -c: a relative --cwd from there, outside the workspace refused", async () => {
+    const stack = await startStack();
+    mkdirSync(join(stack.workspace, "sub", "deeper"), { recursive: true });
+    mkdirSync(join(stack.workspace, "other"));
+    const runIn = (dir: string, extra: string[] = []) =>
+      spawnSync(process.execPath, [ORCH_BIN, "run", "demo", "hi", "--yes", ...extra], { cwd: dir, env: stack.orch.env, encoding: "utf8" });
+    const ws = realpathSync(stack.workspace);
+    expect(runIn(join(ws, "sub")).status).toBe(0);
+    expect(runIn(join(ws, "sub"), ["--cwd", "deeper"]).status).toBe(0);
+    expect(runIn(join(ws, "sub"), ["--cwd", "../other"]).status).toBe(0);
+    // Run from outside the workspace: without --cwd the agent starts in its root; a --cwd taken from there is refused.
+    const outside = tempDir("outside");
+    expect(runIn(outside).status).toBe(0);
+    const refused = runIn(outside, ["--cwd", "."]);
+    expect(refused.status).toBe(1);
+    expect(refused.stderr).toMatch(/arguments\.cwd: resolves outside the workspace/);
+    expect(stack.runs("demo").map((run) => run.cwd)).toEqual([join(ws, "sub"), join(ws, "sub", "deeper"), join(ws, "other"), ws]);
   });
 
   it("starts venom-mux in the same home when it is not running, and the job runs in one of its panes", async () => {

@@ -1,4 +1,4 @@
-import { execFileSync, spawnSync } from "node:child_process";
+import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { existsSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { cleanupAll, cli, ECHO_BIN, startEcho, tempDir } from "@venom/testkit";
@@ -13,6 +13,19 @@ describe("venom-echo CLI", () => {
     expect(result.stdout).toMatch(/no sandbox is active/);
     for (const command of ["serve", "start", "stop", "status", "restart", "call"]) expect(result.stdout).toContain(`venom-echo ${command}`);
     expect(cli({ env: process.env }, ["call", "--help"]).stdout).toMatch(/no sandbox is active/);
+  });
+
+  it("a reader that stops early (| head) ends a command quietly with 141, as SIGPIPE ends a C tool; no stack trace", async () => {
+    const child = spawn(process.execPath, [ECHO_BIN, "--help"], { stdio: ["ignore", "pipe", "pipe"] });
+    // The reading end is closed before the command writes: its first write fails with EPIPE.
+    child.stdout.destroy();
+    let stderr = "";
+    child.stderr.on("data", (d) => {
+      stderr += d;
+    });
+    const code = await new Promise((resolve) => child.on("close", resolve));
+    expect(stderr).toBe("");
+    expect(code).toBe(141);
   });
 
   it("start returns once the socket answers; status and stop work; modes are private", () => {
@@ -35,6 +48,54 @@ describe("venom-echo CLI", () => {
     const after = cli({ env }, ["status"]);
     expect(after.code).toBe(4);
     expect(after.stderr).toContain(`no venom-echo daemon is running on ${socket}; \`venom-echo start\` starts one`);
+  });
+
+  it("restart returns once the new daemon answers: the next command finds it, with a new pid", () => {
+    const home = tempDir("home");
+    const env = { ...process.env, VENOM_HOME: home };
+    expect(cli({ env }, ["start", "--workspace", tempDir("ws")]).code).toBe(0);
+    const before = JSON.parse(cli({ env }, ["status", "--json"]).stdout).pid;
+    const restarted = cli({ env }, ["restart", "--json"]);
+    expect(restarted.code, restarted.stderr).toBe(0);
+    const { pid } = JSON.parse(restarted.stdout);
+    expect(pid).not.toBe(before);
+    // At once: no wait between the two commands.
+    const status = cli({ env }, ["status", "--json"]);
+    expect(status.code, status.stderr).toBe(0);
+    expect(JSON.parse(status.stdout).pid).toBe(pid);
+    expect(cli({ env }, ["stop"]).code).toBe(0);
+  });
+
+  it("three starts at once: one starts the daemon, the others say it is already running and name its pid", async () => {
+    const home = tempDir("home");
+    const env = { ...process.env, VENOM_HOME: home };
+    const workspace = tempDir("ws");
+    const starts = await Promise.all(
+      [0, 1, 2].map(
+        () =>
+          new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+            const child = spawn(process.execPath, [ECHO_BIN, "start", "--workspace", workspace], { env });
+            let stdout = "";
+            let stderr = "";
+            child.stdout.on("data", (d) => {
+              stdout += d;
+            });
+            child.stderr.on("data", (d) => {
+              stderr += d;
+            });
+            child.on("close", (code) => resolve({ code, stdout, stderr }));
+          }),
+      ),
+    );
+    const { pid } = JSON.parse(cli({ env }, ["status", "--json"]).stdout);
+    const started = starts.filter((start) => start.code === 0);
+    expect(started).toHaveLength(1);
+    expect(started[0]?.stdout).toContain(`started (pid ${pid})`);
+    for (const other of starts.filter((start) => start.code !== 0)) {
+      expect(other.code).toBe(1);
+      expect(other.stderr).toContain(`already running on ${join(home, "state", "echo.sock")} (pid ${pid})`);
+    }
+    expect(cli({ env }, ["stop"]).code).toBe(0);
   });
 
   it("a custom VENOM_HOME never falls back to ~/.venom", () => {

@@ -1,7 +1,8 @@
 import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { chmodSync, lstatSync, realpathSync, type Stats, unlinkSync } from "node:fs";
+import { chmodSync, closeSync, lstatSync, realpathSync, type Stats, unlinkSync } from "node:fs";
 import { createServer, type Server, type Socket } from "node:net";
+import { join } from "node:path";
 import type { Readable, Writable } from "node:stream";
 import { setChildSubreaper } from "@venom/native";
 import { type Decorator, Dispatcher, ErrorCode, ProtocolError, parseMarkers, Snapshot, type ToolDefinition } from "@venom/proto";
@@ -12,6 +13,7 @@ import { type DelegationOwner, findAncestorRecord, reapOrphans } from "./delegat
 import { type AppName, UnsafeHomeError, type VenomHome } from "./home.js";
 import { type CallLog, callLog, createLogger, type Logger } from "./log.js";
 import { checkPeer, type PeerFacts } from "./peer.js";
+import { openPrivateAppend } from "./private-files.js";
 import { processStat } from "./proc.js";
 import { LauncherTable, type RelayParams } from "./relay.js";
 import { sandboxNotices } from "./sandbox/launch.js";
@@ -290,9 +292,19 @@ export class Daemon<Context> implements ConnectionHost<Context> {
   /** Restart into the program installed at this daemon's own path, with the same arguments. */
   async #restartNow(): Promise<void> {
     await this.stop();
-    const child = spawn(process.execPath, process.argv.slice(1), { detached: true, stdio: "ignore", env: process.env });
-    if (child.pid !== undefined) child.once("exit", spawnedChild(child.pid));
-    child.unref();
+    // Its stderr goes where `start` puts a daemon's, so a new daemon that cannot come up leaves a trace that `restart` names.
+    const stderr = openPrivateAppend(join(this.options.home.logs, `${this.definition.app}.stderr`));
+    try {
+      const child = spawn(process.execPath, process.argv.slice(1), {
+        detached: true,
+        stdio: ["ignore", "ignore", stderr],
+        env: process.env,
+      });
+      if (child.pid !== undefined) child.once("exit", spawnedChild(child.pid));
+      child.unref();
+    } finally {
+      closeSync(stderr);
+    }
   }
 
   /** Stop accepting, cancel every call, close every connection, remove the socket. */

@@ -1,7 +1,5 @@
-import { realpathSync } from "node:fs";
-import { isAbsolute, relative, resolve } from "node:path";
 import type { PaneNewParamsSchema } from "@venom/proto";
-import { type CliApp, type CommandRun, Exit, UsageError } from "@venom/runtime/cli";
+import { type CliApp, type CommandRun, Exit, startIn, UsageError } from "@venom/runtime/cli";
 import type { z } from "zod";
 import { insideOwnPane } from "../nesting.js";
 import { withMux } from "./client.js";
@@ -79,22 +77,4 @@ function dimension(value: string | undefined, flag: string, otherwise: number): 
   if (value === undefined) return otherwise;
   if (!/^\d+$/.test(value)) throw new UsageError(`${flag} takes a whole number`);
   return Number(value);
-}
-
-/**
- * Where the pane starts, as tmux: `-c DIR` (relative to this directory), else
- * this directory when it is inside the workspace; else nothing, which the
- * daemon takes as the workspace root. The daemon checks the directory itself.
- */
-function startIn(dir: string | undefined, workspace: string | null): { cwd?: string } {
-  if (dir !== undefined) return { cwd: resolve(dir) };
-  if (workspace === null) return {};
-  let here: string;
-  try {
-    here = realpathSync(process.cwd());
-  } catch {
-    return {};
-  }
-  const inside = relative(workspace, here);
-  return inside === ".." || inside.startsWith("../") || isAbsolute(inside) ? {} : { cwd: here };
 }

@@ -1,5 +1,5 @@
 import { terminalSafe } from "@venom/proto";
-import { type CliApp, type Command, Exit, UsageError } from "@venom/runtime/cli";
+import { type CliApp, type Command, Exit, startIn, UsageError } from "@venom/runtime/cli";
 import { withOrch } from "./client.js";
 
 /**
@@ -11,7 +11,10 @@ export function runCommand(app: CliApp): Command {
   return {
     name: "run",
     summary: "run an agent on a prompt in a venom-mux pane: run AGENT PROMPT (progress on stderr, result on stdout)",
-    usage: "run AGENT PROMPT [--cwd DIR] [--background] [--timeout SECONDS] [--yes] [--workspace DIR]",
+    usage:
+      "run AGENT PROMPT [--cwd DIR] [--background] [--timeout SECONDS] [--yes] [--workspace DIR]\n\n" +
+      "The agent starts in --cwd DIR (a relative DIR is taken from here), else here when this directory is inside the\n" +
+      "workspace, else in the workspace root; DIR must resolve (symlinks followed) inside the workspace.",
     management: false,
     options: {
       cwd: { type: "string" },
@@ -42,7 +45,9 @@ export function runCommand(app: CliApp): Command {
           const args = {
             agent,
             prompt,
-            ...(values.cwd ? { cwd: values.cwd as string } : {}),
+            // As venom-mux's new -c: a relative --cwd is taken from here, and without one the agent starts here when
+            // this directory is inside the workspace.
+            ...startIn(values.cwd as string | undefined, client.hello.workspace),
             ...(values.background ? { background: true } : {}),
           };
           const result = await client.callTool("agent", args, timeout ? { timeoutSeconds: timeout } : {});

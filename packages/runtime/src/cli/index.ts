@@ -19,6 +19,7 @@ export { stopCommand } from "./commands/stop.js";
 export * from "./connections.js";
 export * from "./gate.js";
 export * from "./program.js";
+export { startIn } from "./start-dir.js";
 
 import type { CliApp } from "./app.js";
 import { restartCommand } from "./commands/restart.js";

@@ -83,7 +83,8 @@ export function help(program: Program): string {
     "  for is no failure); the exit code is the failed command's, else the first program's. An argument \\; (a backslash and a",
     "  semicolon) is a literal semicolon.",
     `Environment: VENOM_HOME (instance root, default ~/.venom; a custom home never falls back to it).`,
-    "Exit codes: 0 ok, 1 failed, 2 usage, 3 refused (needs the owner context), 4 daemon not running.",
+    "Exit codes: 0 ok, 1 failed, 2 usage, 3 refused (needs the owner context), 4 daemon not running, 141 its output was",
+    "  closed early (`| head`), as SIGPIPE ends a C tool.",
     "",
     "Security:",
     `  ${SANDBOX_HELP}.`,
@@ -100,6 +101,24 @@ const stdio: Io = {
   out: (line) => process.stdout.write(`${line}\n`),
   err: (line) => process.stderr.write(`${line}\n`),
 };
+
+/** How a command ends when its reader stops early: 128 + SIGPIPE, the status a shell gives a C tool that SIGPIPE ended. */
+const CLOSED_OUTPUT = 141;
+
+/**
+ * A reader that stops early (`venom-mux ls | head -1`) closes the pipe, and
+ * the next write fails with EPIPE (Node ignores SIGPIPE). The command ends
+ * there, quietly, with the status SIGPIPE gives tmux or git in that place;
+ * an unhandled EPIPE was a stack trace on stderr and exit 1.
+ */
+function endWhenOutputCloses(): void {
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on("error", (error: NodeJS.ErrnoException) => {
+      if (error.code !== "EPIPE") throw error;
+      process.exit(CLOSED_OUTPUT);
+    });
+  }
+}
 
 /**
  * Parse a command's arguments as getopt does (a string option takes the next
@@ -153,6 +172,7 @@ function commandSequence(argv: readonly string[]): string[][] {
  * else the first code a ProgramExit reported, else 0.
  */
 export async function runProgram(program: Program, argv: readonly string[], rawIo: Io = stdio): Promise<number> {
+  if (rawIo === stdio) endWhenOutputCloses();
   const io = escaping(rawIo);
   const connections = new CliConnections();
   try {

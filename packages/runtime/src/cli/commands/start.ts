@@ -1,6 +1,6 @@
 import { resolve } from "node:path";
 import { startDaemon } from "../../daemon-start.js";
-import { answers } from "../../socket-probe.js";
+import { servingPid } from "../../socket-probe.js";
 import type { CliApp } from "../app.js";
 import { type Command, Exit } from "../program.js";
 
@@ -15,15 +15,18 @@ export function startCommand(app: CliApp): Command {
     async execute({ home, values, json, io }) {
       home.ensure();
       const socket = home.socket(app.app);
-      if (await answers(socket)) throw new Error(`already running on ${socket}`);
+      const serving = await servingPid(socket);
+      if (serving !== null) throw new Error(`already running on ${socket} (pid ${serving})`);
       const workspace = resolve((values.workspace as string | undefined) ?? process.cwd());
-      const pid = await startDaemon({
+      const { pid, started } = await startDaemon({
         main: process.argv[1] as string,
         app: app.app,
         home,
         workspace,
         policy: values.policy as string | undefined,
       });
+      // Two starts at once: the one whose daemon lost the socket says who serves it.
+      if (!started) throw new Error(`already running on ${socket} (pid ${pid})`);
       if (json) io.out(JSON.stringify({ started: true, pid, socket, workspace }));
       else io.out(`${app.program} started (pid ${pid}) on ${socket}, workspace ${workspace}`);
       return Exit.ok;
