@@ -30,7 +30,7 @@ export function createMuxDaemon(options: DaemonOptions): Daemon<MuxContext> {
     // A client that goes away is detached from every pane it watched; the panes run on, except those
     // bound to its connection: the kernel closes that the moment their owner dies (kill -9 included).
     disposeContext: (context) => {
-      for (const [attachment, pane] of context.attachments) pane.detach(attachment);
+      for (const [attachment, pane] of context.attachments) panes?.detach(pane, attachment);
       for (const pane of context.pipes) pane.pipe?.unbind();
       for (const pane of context.bound) {
         daemon?.logger.warn({ pane: pane.id }, "the connection that owned this pane closed; stopping it");

@@ -14,6 +14,8 @@ import { ScreenModel } from "./screen-model.js";
 /** Someone watching a pane: gets its output live, or a redraw after falling behind. */
 export interface Viewer {
   readonly id: string;
+  /** The size its terminal gave the pane when it attached, if it gave one. */
+  readonly size?: { cols: number; rows: number };
   /** Bytes written to this viewer and not yet taken by it. */
   backlog(): number;
   output(data: string): void;
@@ -188,6 +190,12 @@ export class Pane {
   get pid(): number {
     return this.process.pid;
   }
+  get cols(): number {
+    return this.#cols;
+  }
+  get rows(): number {
+    return this.#rows;
+  }
   get running(): boolean {
     return this.exitCode === null && this.signal === null;
   }
@@ -304,6 +312,23 @@ export class Pane {
 
   detach(viewerId: string): boolean {
     return this.#viewers.delete(viewerId);
+  }
+
+  /** The size of the viewer still attached that gave one most recently (tmux's window-size latest), if any did. */
+  latestViewerSize(): { cols: number; rows: number } | undefined {
+    return [...this.#viewers.values()].findLast((watcher) => watcher.viewer.size)?.viewer.size;
+  }
+
+  /** Draw every viewer's screen again from the model: after a resize none of them asked for. */
+  redrawViewers(): void {
+    for (const watcher of this.#viewers.values()) {
+      if (watcher.state !== "live") continue;
+      void this.#screenFor(watcher).then((screen) => {
+        if (this.#viewers.get(watcher.viewer.id) !== watcher) return;
+        watcher.viewer.redraw(screen);
+        this.#goLive(watcher);
+      });
+    }
   }
 
   /** Type into the pane; refused with busy once INPUT_QUEUE_LIMIT bytes wait for a program that does not read. */

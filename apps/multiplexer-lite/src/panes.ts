@@ -385,6 +385,26 @@ export class PaneTable {
     pane.dispose();
   }
 
+  /**
+   * Detach a viewer. When the pane had taken its size, it takes the size of
+   * the latest viewer still attached (as tmux recalculates a window's size
+   * when a client detaches), and the viewers left are drawn again at it; a
+   * size over the screen budget is left as it is.
+   */
+  detach(pane: Pane, attachment: string): boolean {
+    if (!pane.detach(attachment)) return false;
+    const size = pane.latestViewerSize();
+    if (!size || (size.cols === pane.cols && size.rows === pane.rows)) return true;
+    try {
+      this.resize(pane, size.cols, size.rows);
+    } catch (error) {
+      if (error instanceof ProtocolError) return true;
+      throw error;
+    }
+    pane.redrawViewers();
+    return true;
+  }
+
   /** Resize a pane's screen model and pty, within the screen memory budget. */
   resize(pane: Pane, cols: number, rows: number): void {
     this.#assertScreenBudget(cols, rows, pane);

@@ -222,6 +222,21 @@ describe("venom-mux attach", () => {
     await two.waitFor(ran("still-two-6"));
   });
 
+  it("when the client whose size the pane took detaches, the pane takes the size of the latest one left, and it is redrawn", async () => {
+    const d = await daemon();
+    await pane(d, "a");
+    const small = terminal(d, { cols: 80, rows: 20 });
+    const large = terminal(d, { cols: 120, rows: 40 });
+    await attach(small, "a", /^inner\$ ?$/m);
+    await attach(large, "a", /^inner\$ ?$/m);
+    await panesPoll(d, ([a]) => a?.clients === 2 && a.cols === 120 && a.rows === 39, "the larger client's size never won");
+    large.keys("C-b", "d");
+    await large.waitFor(/\[detached \(from pane %0\)\]/);
+    await panesPoll(d, ([a]) => a?.clients === 1 && a.cols === 80 && a.rows === 19, "the pane kept the detached client's size");
+    small.enter("clear; stty size");
+    await small.waitFor(/^19 80$/m);
+  });
+
   it("switches panes with prefix n, p and a digit, restoring each pane's screen", async () => {
     const d = await daemon();
     await pane(d, "a", "pane-a-marker");

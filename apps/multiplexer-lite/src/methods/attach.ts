@@ -17,19 +17,20 @@ export const attachMethod = (panes: PaneTable) =>
     session.context.attachments.set(attachment, pane);
     const screen = await pane.attach({
       id: attachment,
+      ...(params.cols && params.rows ? { size: { cols: params.cols, rows: params.rows } } : {}),
       backlog: () => rpc.backlog,
       output: (data) => rpc.notify("pane/output", { attachment, data }),
       redraw: (screen) => rpc.notify("pane/redraw", { attachment, screen }),
       exited: (info) => rpc.notify("pane/exited", { attachment, pane: info }),
       onDrain: (callback) => rpc.onDrain(callback),
     });
-    if (rpc.closed) pane.detach(attachment);
+    if (rpc.closed) panes.detach(pane, attachment);
     return { attachment, pane: pane.info(), screen };
   });
 
-export const detachMethod = () =>
+export const detachMethod = (panes: PaneTable) =>
   paneMethod("pane/detach", async ({ attachment }, session) => {
     const pane = session.context.attachments.get(attachment);
     session.context.attachments.delete(attachment);
-    return { detached: pane?.detach(attachment) ?? false };
+    return { detached: pane ? panes.detach(pane, attachment) : false };
   });

@@ -21,7 +21,7 @@ export function paneMethods(panes: PaneTable): Record<string, AppMethod<MuxConte
     "pane/resize": resizeMethod(panes),
     "pane/capture": captureMethod(panes),
     "pane/attach": attachMethod(panes),
-    "pane/detach": detachMethod(),
+    "pane/detach": detachMethod(panes),
     "pane/kill": killMethod(panes),
     "pane/wait": waitMethod(panes),
     "pane/rename": renameMethod(panes),
