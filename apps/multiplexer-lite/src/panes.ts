@@ -132,13 +132,17 @@ export class PaneTable {
     return [...this.#panes.values()].filter((t) => mayTouch(asker, t)).map((t) => t.pane);
   }
 
-  /** The pane `target` names (id `%3`, name, or index), if `asker` may act on it; else a clear refusal. */
+  /**
+   * The pane `target` names (id `%3`, index, or name, in that order: as in
+   * tmux, `-t 1` is the pane at index 1 even when another is named "1"), if
+   * `asker` may act on it; else a clear refusal.
+   */
   resolve(target: string, asker: Asker): Pane {
     const panes = this.list();
     const found =
       this.#panes.get(target)?.pane ??
-      panes.find((p) => p.name === target) ??
-      (/^\d+$/.test(target) ? panes.find((p) => p.spec.index === Number(target)) : undefined);
+      (/^\d+$/.test(target) ? panes.find((p) => p.spec.index === Number(target)) : undefined) ??
+      panes.find((p) => p.name === target);
     const tracked = found && this.#panes.get(found.id);
     if (tracked && !mayTouch(asker, tracked)) {
       throw new ProtocolError(

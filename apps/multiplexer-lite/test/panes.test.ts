@@ -80,6 +80,14 @@ describe("venom-mux panes", () => {
     const listed = (JSON.parse(cli(mux, ["ls", "--json"]).stdout) as PaneInfo[]).map((p) => `${p.id} ${p.index} ${p.name}`);
     expect(listed.sort()).toEqual(["%0 1 a", "%2 3 c", "%3 2 d"]);
     expect(cli(mux, ["capture", "-t", "2"]).code).toBe(0);
+    // A number names an index before a name, as in tmux: a pane named "1" does not hide the pane at index 1.
+    cli(mux, ["new", "-d", "-n", "1", "--", "sleep", "300"]);
+    expect(cli(mux, ["kill", "-t", "1"]).code).toBe(0);
+    const left = (JSON.parse(cli(mux, ["ls", "--json"]).stdout) as PaneInfo[]).map((p) => p.name);
+    expect(left.sort()).toEqual(["1", "c", "d"]);
+    // With no pane at that index, the name is found.
+    expect(cli(mux, ["kill", "-t", "1"]).code).toBe(0);
+    expect((JSON.parse(cli(mux, ["ls", "--json"]).stdout) as PaneInfo[]).map((p) => p.name).sort()).toEqual(["c", "d"]);
     await mux.stop();
   });
 
