@@ -462,6 +462,16 @@ describe("venom-mux attach", () => {
     await expect.poll(() => tmux.run("show-buffer"), { timeout: 10_000 }).toBe("shared");
   });
 
+  it("new whose program has exited by the time it attaches ends as any exited pane does: [exited], exit 0 (tmux)", async () => {
+    const d = await daemon();
+    const tmux = terminal(d);
+    await tmux.waitFor(/^outer\$ ?$/m);
+    tmux.enter(`${process.execPath} ${MUX_BIN} new -n quick -- sh -c 'echo bye; exit 4'; echo exit-code-$?`);
+    await tmux.waitFor(/^\[exited\]\n.*^exit-code-0$/ms);
+    // The pane was made, and ended with its program's code.
+    expect((await panes(d)).map((p) => [p.name, p.status, p.exitCode])).toEqual([["quick", "exited", 4]]);
+  });
+
   it("refuses to attach from inside one of the daemon's own panes, with exit code 3 like every refusal", async () => {
     const d = await daemon();
     await pane(d, "a");

@@ -24,11 +24,22 @@ export async function clientSettings(app: CliApp, home: VenomHome): Promise<{ pr
  * restored in every case, and a line says how it ended, as tmux does.
  */
 export function attachToPane(app: CliApp, home: VenomHome, target: string): Promise<number> {
-  return attachTo(app, home, target);
+  return attachTo(app, home, target, { made: true });
 }
 
-/** attachToPane, where no target means the newest running pane (tmux attaches the most recent session). */
-export async function attachTo(app: CliApp, home: VenomHome, target: string | undefined): Promise<number> {
+/**
+ * attachToPane, where no target means the newest running pane (tmux attaches
+ * the most recent session). `made`: the pane was just made by `new`, so one
+ * whose program has already exited is left as any exited pane is (the last or
+ * next running pane, else `[exited]` and exit 0), as tmux's new-window; an
+ * exited pane asked for by name is an error instead.
+ */
+export async function attachTo(
+  app: CliApp,
+  home: VenomHome,
+  target: string | undefined,
+  options: { made?: boolean } = {},
+): Promise<number> {
   const settings = await clientSettings(app, home);
   if (!OuterTerminal.available()) {
     process.stderr.write(
@@ -40,7 +51,7 @@ export async function attachTo(app: CliApp, home: VenomHome, target: string | un
   const session = new AttachSession(app, home, terminal, settings);
   let outcome: Awaited<ReturnType<AttachSession["run"]>>;
   try {
-    outcome = await session.run(target);
+    outcome = await session.run(target, options.made === true);
   } catch (error) {
     if (!(error instanceof NestingRefused)) throw error;
     process.stderr.write(`${app.program} attach: ${error.message}\n`);

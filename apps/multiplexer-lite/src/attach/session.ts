@@ -139,16 +139,17 @@ export class AttachSession implements CommandHost {
   /**
    * Attach to `target` and serve the terminal until the client detaches, its
    * last pane exits or the daemon goes away. Failing before the terminal is
-   * taken over (no daemon, no such pane) throws, with the terminal untouched.
+   * taken over (no daemon, no such pane, an exited pane unless `made` by
+   * `new` just now) throws, with the terminal untouched.
    */
-  async run(target: string | undefined): Promise<Outcome> {
+  async run(target: string | undefined, made = false): Promise<Outcome> {
     this.#client = await connectAttached(this.app, this.home, {
       onEvent: (method, params) => this.#onEvent(method, params),
       onClose: () => this.#onClose(),
     });
     try {
       this.#refuseNesting(this.#client.hello.instance);
-      await this.#attach(target ?? (await this.#newest()), true, true);
+      await this.#attach(target ?? (await this.#newest()), true, !made);
     } catch (error) {
       this.#client.close();
       this.terminal.restore();
