@@ -52,7 +52,8 @@ export class PipeProcess {
 
   onData(listener: (data: string) => void): void {
     this.#child.stderr.on("data", (chunk: Buffer) => {
-      const text = this.#decoder.write(chunk);
+      // What a pty's onlcr does: a line feed alone would leave the next line where the last one ended (a staircase).
+      const text = this.#decoder.write(chunk).replaceAll("\n", "\r\n");
       if (text) listener(text);
     });
   }

@@ -47,8 +47,9 @@ describe("venom-mux: pipe panes (stdio pipes instead of a pty)", () => {
     await stdin(client, "acp-1", "hello pipes\n");
     await expect.poll(() => out.text, { timeout: 20_000 }).toBe("HELLO PIPES\n");
     // No terminal: the program sees pipes; what it says on stderr is what capture and ls show.
-    await expect.poll(() => cli(mux, ["capture", "-p", "-t", "acp-1"], {}).stdout, { timeout: 20_000 }).toMatch(/got 11 characters/);
-    expect(cli(mux, ["capture", "-p", "-t", "acp-1"]).stdout).toMatch(/stdin is a tty: false/);
+    // Each stderr line starts a line of the screen, as a terminal's onlcr would make it (not a staircase).
+    await expect.poll(() => cli(mux, ["capture", "-p", "-t", "acp-1"], {}).stdout, { timeout: 20_000 }).toMatch(/^got 11 characters$/m);
+    expect(cli(mux, ["capture", "-p", "-t", "acp-1"]).stdout).toMatch(/^pipe-upper ready \(stdin is a tty: false\)$/m);
     // Its delegation record is written as for any pane.
     const records = cli(mux, ["ls", "--json"]);
     expect(JSON.parse(records.stdout)[0]).toMatchObject({ name: "acp-1", mode: "pipe", envPolicy: "delegated" });

@@ -72,6 +72,8 @@ const TAIL_BYTES = 16 * 1024;
 const EXEC_WAIT_MS = 5_000;
 /** How often /proc is read meanwhile: the fork and Venom's launchers take a few milliseconds. */
 const EXEC_POLL_MS = 2;
+/** How long after an ACP agent's connection fails its pane's exit still counts as the cause (venom-mux reports it after reaping it). */
+const EXIT_AFTER_CLOSE_MS = 2_000;
 
 /** A finished ACP turn's job state by its stop reason (a cancelled turn takes its stop's: cancelled or timeout); any other is failed. */
 const ACP_STATES: Partial<Record<StopReason, JobRecord["state"]>> = { end_turn: "done", refusal: "declined" };
@@ -255,12 +257,9 @@ export class Orchestrator {
     stdio: PaneStdio,
   ): Promise<JobOutcome> {
     // Loaded for an ACP turn only: the SDK and its schemas cost every start of the daemon some 30-70 ms.
-    const { runAcp } = await import("./acp/session.js");
+    const { runAcp, FrameLimitError } = await import("./acp/session.js");
     const { signal } = live.controller;
-    const exited = client.request("pane/wait", { target: pane.id }).then((ended) => {
-      const how = ended.pane.signal ? `signal ${ended.pane.signal}` : `exit ${ended.pane.exitCode}`;
-      throw new Error(`the agent ended (${how}) before its turn did`);
-    });
+    const exited = client.request("pane/wait", { target: pane.id }).then((ended) => ended.pane);
     const turn = runAcp({
       name: live.record.name,
       cwd: request.cwd,
@@ -274,7 +273,29 @@ export class Orchestrator {
       refused: () => this.#update(live, { refusedRequests: live.record.refusedRequests + 1 }),
       progress: (line) => this.#update(live, {}, line),
     });
-    const outcome = await Promise.race([turn, exited]);
+    let outcome: Awaited<typeof turn> | PaneInfo;
+    try {
+      outcome = await Promise.race([turn, exited]);
+    } catch (error) {
+      // An agent's stdout closes as it exits, so its connection fails a moment before venom-mux reports the exit:
+      // an exit that follows at once is what happened, and its code is the job's.
+      if (error instanceof FrameLimitError) throw error;
+      const ended = await Promise.race([exited.catch(() => null), new Promise<null>((r) => setTimeout(r, EXIT_AFTER_CLOSE_MS, null))]);
+      if (!ended || signal.aborted) throw error;
+      outcome = ended;
+    }
+    if ("status" in outcome) {
+      const how = outcome.signal ? `signal ${outcome.signal}` : `exit ${outcome.exitCode}`;
+      const note = `the agent ended (${how}) before its turn did`;
+      await this.#finish(live, {
+        state: "failed",
+        exitCode: outcome.exitCode,
+        signal: outcome.signal,
+        endedAt: new Date().toISOString(),
+        note,
+      });
+      return { job: live.record, tail: await this.#tail(client, pane.id) };
+    }
     const stop = signal.reason instanceof JobStop ? signal.reason.state : null;
     const state = ACP_STATES[outcome.stopReason] ?? stop ?? "cancelled";
     const note =

@@ -48,6 +48,19 @@ describe("venom-orch: ACP agents (a client that grants nothing)", () => {
     client.close();
   });
 
+  it("an agent that exits in the middle of its turn fails with its exit code, not only a closed connection", async () => {
+    const { client } = await stack.person();
+    for (const code of [7, 3]) {
+      const result = await client.callTool("agent", { agent: "fake", prompt: `exit ${code}` });
+      expect(result.status).toBe("failed");
+      expect(result.error?.message).toContain(`the agent ended (exit ${code}) before its turn did`);
+      expect(result.data).toMatchObject({ result: "failed", exitCode: code });
+      const name = (result.data as { name: string }).name;
+      expect(jobs(stack).find((j) => j.name === name)).toMatchObject({ state: "failed", exitCode: code });
+    }
+    client.close();
+  });
+
   it("refuses every agent-to-client request with a JSON-RPC error (fs, terminal, elicitation, unknown) and counts them in the job", async () => {
     const { client } = await stack.person();
     const methods = ["fs/read_text_file", "fs/write_text_file", "terminal/create", "elicitation/create", "x/unknown"];

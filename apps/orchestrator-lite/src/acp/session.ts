@@ -46,6 +46,11 @@ const CANCEL_GRACE_MS = 2_000;
  * agent's permission requests go to the launching session's gate with a risk
  * from the tool kind, and are answered allow_once or reject_once only.
  */
+/** The agent broke the frame limit and venom-orch closed its connection: that, not the agent's exit after it, is why the turn failed. */
+export class FrameLimitError extends Error {
+  override readonly name = "FrameLimitError";
+}
+
 export async function runAcp(run: AcpRun): Promise<AcpOutcome> {
   const kinds = new Map<string, acp.ToolKind>();
   /** Permission requests waiting for the gate: a cancel answers them `cancelled`. */
@@ -144,7 +149,7 @@ export async function runAcp(run: AcpRun): Promise<AcpOutcome> {
     return { stopReason: response.stopReason, message, note };
   } catch (error) {
     if (error instanceof acp.MessageTooLargeError || (error as { cause?: unknown })?.cause instanceof acp.MessageTooLargeError) {
-      throw new Error(`the agent sent a message over the ${run.maxMessageBytes}-byte frame limit; its connection was closed`);
+      throw new FrameLimitError(`the agent sent a message over the ${run.maxMessageBytes}-byte frame limit; its connection was closed`);
     }
     throw error;
   } finally {
