@@ -59,6 +59,9 @@ describe("venom-orch CLI", () => {
     expect(nested.code).toBe(3);
     expect(nested.stderr).toMatch(/refused: demo would run at delegation depth 2, over the limit of 1/);
     expect(cli(orch, ["run", "demo"]).code).toBe(2);
+    const empty = cli(orch, ["run", "demo", "", "--yes"]);
+    expect(empty.code).toBe(2);
+    expect(empty.stderr).toMatch(/the prompt is empty/);
     expect(cli({ env: { ...orch.env, VENOM_HOME: tempDir("none") }, bin: ORCH_BIN }, ["jobs"]).code).toBe(4);
     // With no venom-orch daemon, run says so and how to start one (venom-orch starts venom-mux itself, not its own daemon).
     const none = cli({ env: { ...orch.env, VENOM_HOME: tempDir("none") }, bin: ORCH_BIN }, ["run", "demo", "hi", "--yes"]);
@@ -149,6 +152,11 @@ describe("venom-orch CLI", () => {
     const orch = { env: stack.orch.env, bin: stack.orch.bin };
     expect(cli(orch, ["run", "demo", "hold watching-this-pane", "--yes", "--background"]).code).toBe(0);
     await expect.poll(() => cli(orch, ["jobs"]).stdout, { timeout: 30_000 }).toMatch(/demo-1 running/);
+    // Without a terminal venom-mux attach refuses and says why; nothing claims a detach that never was.
+    const refused = cli(orch, ["attach", "demo-1"]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/needs a terminal/);
+    expect(refused.stderr).not.toMatch(/detached/);
     const session = `orch-attach-${process.pid}`;
     const tmux = (...args: string[]) => spawnSync("tmux", args, { encoding: "utf8" });
     const env = Object.entries({ VENOM_HOME: stack.home, HOME: stack.userHome }).flatMap(([k, v]) => ["-e", `${k}=${v}`]);

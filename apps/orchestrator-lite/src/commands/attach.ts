@@ -22,7 +22,8 @@ export function attachCommand(app: CliApp): Command {
       const { spawn } = await import("node:child_process");
       const child = spawn(process.execPath, [muxMain(), "attach", "-t", job.name], { stdio: "inherit" });
       const code = await new Promise<number>((resolve) => child.once("exit", (c) => resolve(c ?? Exit.failed)));
-      io.err(`${app.program}: detached from ${job.name}`);
+      // venom-mux attach said why it ended; only a detach it ended with (exit 0) was one.
+      if (code === Exit.ok) io.err(`${app.program}: detached from ${job.name}`);
       return code;
     },
   };

@@ -27,6 +27,7 @@ export function runCommand(app: CliApp): Command {
       const [agent, prompt, ...extra] = positionals;
       if (!agent || prompt === undefined) throw new UsageError("expected an agent and a prompt");
       if (extra.length > 0) throw new UsageError("the prompt must be one argument: quote it");
+      if (prompt === "") throw new UsageError("the prompt is empty");
       const timeout = values.timeout === undefined ? undefined : Number(values.timeout);
       if (timeout !== undefined && !(timeout > 0)) throw new UsageError("--timeout must be a positive number of seconds");
       const onEvent = (method: string, params: unknown) => {
