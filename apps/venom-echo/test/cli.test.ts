@@ -112,6 +112,18 @@ describe("venom-echo CLI", () => {
     expect(cli(daemon, ["call", "echo", "{not json"])).toMatchObject({ code: 2, stderr: expect.stringMatching(/not valid JSON/) });
     expect(cli(daemon, ["call", "echo", "[1]"])).toMatchObject({ code: 2, stderr: expect.stringMatching(/must be a JSON object/) });
     expect(cli(daemon, ["frobnicate"])).toMatchObject({ code: 2, stderr: expect.stringMatching(/unknown command "frobnicate"/) });
+    // Under --json a usage error is JSON on stdout, whether the command or the parse of its flags found it.
+    for (const args of [
+      ["call", "echo", "{not json", "--json"],
+      ["call", "--json", "--bogus"],
+    ]) {
+      const usage = cli(daemon, args);
+      expect(usage.code).toBe(2);
+      expect(JSON.parse(usage.stdout)).toMatchObject({
+        error: "usage",
+        message: expect.stringMatching(/not valid JSON|unknown flag --bogus/),
+      });
+    }
     const invalid = cli(daemon, ["call", "echo", '{"text": 5}']);
     expect(invalid.code).toBe(1);
     expect(invalid.stderr).toMatch(/arguments\.text/);

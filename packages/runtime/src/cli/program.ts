@@ -199,12 +199,18 @@ async function runCommand(program: Program, argv: readonly string[], io: Io, con
     io.err(`${program.name}: unknown command "${name}"; run ${program.name} --help`);
     return Exit.usage;
   }
+  // A usage error is JSON too when --json was asked for, even if it is the parse that failed (flags before a `--`).
+  const ended = rest.indexOf("--");
+  const usage = (message: string, json = (ended === -1 ? rest : rest.slice(0, ended)).includes("--json")) => {
+    if (json) io.out(JSON.stringify({ error: "usage", message, usage: `${program.name} ${command.usage}` }));
+    else io.err(`${program.name} ${name}: ${message}\nUsage: ${program.name} ${command.usage}`);
+    return Exit.usage;
+  };
   let parsed: Pick<CommandRun, "values" | "positionals">;
   try {
     parsed = parseCommandArgs(rest, { ...globalOptions, ...command.options });
   } catch (error) {
-    io.err(`${program.name} ${name}: ${(error as Error).message}\nUsage: ${program.name} ${command.usage}`);
-    return Exit.usage;
+    return usage((error as Error).message);
   }
   const { values } = parsed;
   if (values.help) {
@@ -225,10 +231,7 @@ async function runCommand(program: Program, argv: readonly string[], io: Io, con
   try {
     return await command.execute({ home: VenomHome.fromEnv(), json, values, positionals: parsed.positionals, io, connections });
   } catch (error) {
-    if (error instanceof UsageError) {
-      io.err(`${program.name} ${name}: ${error.message}\nUsage: ${program.name} ${command.usage}`);
-      return Exit.usage;
-    }
+    if (error instanceof UsageError) return usage(error.message, json);
     const message = error instanceof Error ? error.message : String(error);
     const notRunning = error instanceof NotRunning;
     // The daemon refused on its own evidence (owner context, depth limit): the same exit code as the CLI's own refusal.
