@@ -1,5 +1,5 @@
 import { execFileSync, spawn, spawnSync } from "node:child_process";
-import { existsSync, statSync } from "node:fs";
+import { existsSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { cleanupAll, cli, ECHO_BIN, startEcho, tempDir } from "@venom/testkit";
 import { afterAll, describe, expect, it } from "vitest";
@@ -96,6 +96,16 @@ describe("venom-echo CLI", () => {
       expect(other.stderr).toContain(`already running on ${join(home, "state", "echo.sock")} (pid ${pid})`);
     }
     expect(cli({ env }, ["stop"]).code).toBe(0);
+  });
+
+  it("start with a bad config.toml says why the daemon did not start, naming the file and key", () => {
+    const home = tempDir("home");
+    writeFileSync(join(home, "config.toml"), '[tools]\nmax_timeout_seconds = "soon"\n');
+    const start = cli({ env: { ...process.env, VENOM_HOME: home } }, ["start", "--workspace", tempDir("ws")]);
+    expect(start.code).toBe(1);
+    expect(start.stderr).toContain(
+      `the daemon did not start: venom-echo serve: ${join(home, "config.toml")}: key tools.max_timeout_seconds:`,
+    );
   });
 
   it("a custom VENOM_HOME never falls back to ~/.venom", () => {

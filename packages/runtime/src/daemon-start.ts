@@ -1,5 +1,5 @@
 import type { ChildProcess } from "node:child_process";
-import { closeSync } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
 import { join } from "node:path";
 import type { AppName, VenomHome } from "./home.js";
 import { openPrivateAppend } from "./private-files.js";
@@ -8,6 +8,9 @@ import { servingPid } from "./socket-probe.js";
 const START_TIMEOUT_MS = 15_000;
 /** A connect to a socket that is not there yet costs little: asked often, the start returns soon after the daemon listens. */
 const POLL_MS = 10;
+/** How much of a failed start's stderr its error quotes: the last lines of at most this many bytes. */
+const SAID_BYTES = 2048;
+const SAID_LINES = 3;
 
 /**
  * Starts `node MAIN serve` (an app's CLI) as a daemon of its own in `home` and
@@ -32,6 +35,8 @@ export async function startDaemon(options: {
   // Loaded here: child_process is not worth the start time of every CLI command.
   const { spawn } = await import("node:child_process");
   const stderr = openPrivateAppend(log);
+  // Where this start's own lines begin: a daemon that cannot start says why there (a bad config.toml, naming the key).
+  const offset = fstatSync(stderr).size;
   let child: ChildProcess;
   try {
     child = spawn(process.execPath, args, {
@@ -55,7 +60,30 @@ export async function startDaemon(options: {
     const pid = await servingPid(socket);
     if (pid !== null) return { pid, started: pid === child.pid };
     if (failed) throw new Error(`the daemon could not be spawned: ${failed.message}`);
-    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`the daemon did not start; see ${log}`);
+    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`the daemon did not start${saidSince(log, offset)}; see ${log}`);
     await new Promise((r) => setTimeout(r, POLL_MS));
+  }
+}
+
+/** The last lines the daemon wrote to its stderr log after `offset` (bounded), as ": …", or "" when it wrote none. */
+function saidSince(log: string, offset: number): string {
+  const buffer = Buffer.alloc(SAID_BYTES);
+  let fd: number;
+  try {
+    fd = openSync(log, constants.O_RDONLY | constants.O_NOFOLLOW);
+  } catch {
+    return "";
+  }
+  try {
+    const start = Math.max(offset, fstatSync(fd).size - SAID_BYTES);
+    const lines = buffer
+      .subarray(0, readSync(fd, buffer, 0, SAID_BYTES, start))
+      .toString("utf8")
+      .split("\n")
+      .map((line) => line.trim())
+      .filter(Boolean);
+    return lines.length > 0 ? `: ${lines.slice(-SAID_LINES).join("; ")}` : "";
+  } finally {
+    closeSync(fd);
   }
 }
