@@ -319,12 +319,16 @@ export class Orchestrator {
   async #relay(live: LiveJob, request: ApprovalRequest): Promise<"approve" | "deny"> {
     const { launcher, record } = live;
     // Only a question someone will see makes the job wait; what the policy answers alone does not.
-    const asks = policyDecision(launcher.grant.policy, request.risk) === "ask" && !record.background && launcher.gate !== null;
+    const needsAnswer = policyDecision(launcher.grant.policy, request.risk) === "ask";
+    const asks = needsAnswer && !record.background && launcher.gate !== null;
     if (asks)
       this.#update(live, { state: "awaiting-approval", pending: `${request.label} ${request.tool}` }, `${request.label} ${request.tool}`);
     try {
       const outcome = await askApproval(launcher.grant, launcher.gate, request, live.controller.signal, record.background);
       this.logger.info({ job: record.id, tool: request.tool, allowed: outcome.allowed }, "relayed approval answered");
+      // Approved for the launcher without asking anyone (its autoApprove: run --yes): still told, as a question would have been.
+      if (needsAnswer && !asks && outcome.allowed)
+        this.#update(live, {}, `${request.label} ${request.tool} approved without asking (autoApprove)`);
       return outcome.allowed ? "approve" : "deny";
     } finally {
       if (record.state === "awaiting-approval") this.#update(live, { state: "running", pending: null });

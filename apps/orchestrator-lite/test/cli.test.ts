@@ -47,12 +47,18 @@ describe("venom-orch CLI", () => {
     const denied = cli(orch, ["run", "demo", "hello"]);
     expect(denied.code).toBe(1);
     expect(denied.stderr).toMatch(/denied: agent needs approval and no one can be asked/);
+    // What --yes approved without asking anyone is still said, as a question would have been.
+    const approved = cli(orch, ["run", "demo", "write yes.txt hi", "--yes"]);
+    expect(approved.code).toBe(0);
+    expect(approved.stderr).toMatch(
+      /^venom-orch: demo-3 (starting|running) \[echo via demo-3 depth 1\] write approved without asking \(autoApprove\)$/m,
+    );
     const json = JSON.parse(cli(orch, ["run", "demo", "hi", "--yes", "--json"]).stdout);
-    expect(json).toMatchObject({ status: "ok", data: { name: "demo-3", result: "ok", exitCode: 0 } });
+    expect(json).toMatchObject({ status: "ok", data: { name: "demo-4", result: "ok", exitCode: 0 } });
     expect(lines(cli(orch, ["run", "demo", "sleep 1", "--yes"]).stderr)).toEqual([
-      "venom-orch: demo-4 starting",
-      "venom-orch: demo-4 running",
-      "venom-orch: demo-4 done exit 0",
+      "venom-orch: demo-5 starting",
+      "venom-orch: demo-5 running",
+      "venom-orch: demo-5 done exit 0",
     ]);
     // A launch inside a delegation past the depth limit is refused: exit 3, as every refusal.
     const nested = cli(orch, ["run", "demo", "hi"], { VENOM_DELEGATION_DEPTH: "1", VENOM_PARENT: "x/y" });
