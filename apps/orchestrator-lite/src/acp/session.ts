@@ -39,6 +39,11 @@ const KINDS_LIMIT = 1024;
 /** After session/cancel, how long the agent has to end its turn before its pane is stopped. */
 const CANCEL_GRACE_MS = 2_000;
 
+/** The agent broke the frame limit and venom-orch closed its connection: that, not the agent's exit after it, is why the turn failed. */
+export class FrameLimitError extends Error {
+  override readonly name = "FrameLimitError";
+}
+
 /**
  * One prompt turn with an ACP agent (spec, "Delegated runs", ACP): Venom is a
  * client that grants nothing. It declares no file-system or terminal
@@ -46,11 +51,6 @@ const CANCEL_GRACE_MS = 2_000;
  * agent's permission requests go to the launching session's gate with a risk
  * from the tool kind, and are answered allow_once or reject_once only.
  */
-/** The agent broke the frame limit and venom-orch closed its connection: that, not the agent's exit after it, is why the turn failed. */
-export class FrameLimitError extends Error {
-  override readonly name = "FrameLimitError";
-}
-
 export async function runAcp(run: AcpRun): Promise<AcpOutcome> {
   const kinds = new Map<string, acp.ToolKind>();
   /** Permission requests waiting for the gate: a cancel answers them `cancelled`. */
