@@ -43,6 +43,20 @@ const CASES: Case[] = [
     captures: ALL,
   },
   {
+    name: "underline styles and colours, and a hyperlink (not underlined by itself)",
+    bytes:
+      `plain ${ESC}]8;;http://x.y${ESC}\\link${ESC}]8;;${ESC}\\ after\n${ESC}[4:3mcurly${ESC}[0m x\n${ESC}[4;58;5;196mulc${ESC}[0m y\n` +
+      `${ESC}[4:2mdouble${ESC}[24m ${ESC}[4:4mdotted${ESC}[4:5mdashed${ESC}[0m ${ESC}[4;58;2;1;2;3mrgb${ESC}[59m default${ESC}[0m\n` +
+      `${ESC}[58;5;3m${ESC}[4mpalette${ESC}[0m\n`,
+    captures: [["-e"], ["-e", "-J"]],
+  },
+  {
+    name: "overline is written 53, where tmux 3.3a writes 5:3 (which a terminal reads as blink)",
+    bytes: `a${ESC}[53mover${ESC}[0m b\n`,
+    captures: [[]],
+    deliberate: { flags: ["-e", "-E", "0"], venom: `a${ESC}[53mover${ESC}[0m${ESC}[39m${ESC}[49m b\n` },
+  },
+  {
     name: "tabs, backspaces, cursor moves and erases",
     bytes: `a\tb\tc\n\tx\nabcdef${ESC}[3Dxy\nxxxxxxxx\b\b\b${ESC}[K\nyyyyyyyy${ESC}[4G${ESC}[1K\n`,
     captures: [[], ["-S", "-"]],
