@@ -18,7 +18,7 @@ s.on("data", (d) => {
     buffer = buffer.slice(nl + 1);
     if (msg.id === 1) {
       // What hello tells this caller about its confinement (the notices name it, or say nothing will be started for it).
-      for (const notice of msg.result.notices) if (/your delegation is confined|starts no process for you/.test(notice)) console.log("NOTICE", notice);
+      for (const notice of msg.result.notices) if (/your delegation is confined|Venom does nothing for you/.test(notice)) console.log("NOTICE", notice);
       send(2, method, JSON.parse(params));
     }
     if (msg.id === 2) {

@@ -228,7 +228,9 @@ describe('panes under [sandbox] mode = "landlock" (docs/security-model.md, Confi
       // Out of its process tree and environment it is known by nothing but no_new_privs, which every confined process keeps:
       // its confinement cannot be known, so nothing is started for it.
       await expect.poll(() => screen(agent.id), { timeout: 30_000 }).toMatch(/ANSWER "refused: you run under no_new_privs/);
-      expect(await screen(agent.id)).toMatch(/NOTICE you run under no_new_privs.*: Venom starts no process for you/);
+      expect(await screen(agent.id)).toMatch(
+        /NOTICE you run under no_new_privs.*: Venom does nothing for you: no tool, no pane, no management/,
+      );
       expect((await owner.request("pane/list", {})).panes.map((pane: { name: string }) => pane.name)).not.toContain("detached");
       expect(existsSync(join(outside, "by-detached"))).toBe(false);
     } finally {

@@ -50,7 +50,7 @@ describe("venom-orch under Landlock confinement (docs/security-model.md, Confine
       // In the confined agent's private home, the one directory of its own its sandbox lets it write.
       expect(screen).toContain(`HOME=${join(stack.home, "agents", "boxed")}`);
       // Known by nothing but no_new_privs, it is refused: nothing is started for it.
-      expect(screen).toMatch(/NOTICE you run under no_new_privs.*: Venom starts no process for you/);
+      expect(screen).toMatch(/NOTICE you run under no_new_privs.*: Venom does nothing for you: no tool, no pane, no management/);
       expect(screen).toMatch(/ANSWER "refused: you run under no_new_privs/);
       expect(existsSync(join(outside, "by-detached"))).toBe(false);
       expect(stack.runs("free-detached")).toEqual([]);

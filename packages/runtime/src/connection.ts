@@ -25,6 +25,7 @@ import {
   dispatchSession,
   establishSession,
   type HelloContext,
+  requireKnownConfinement,
   requireProjectConfig,
   type SessionLink,
   type SessionState,
@@ -293,6 +294,7 @@ export class Connection<Context> {
     session: LiveSession<Context>,
     params: { name: string; arguments: Record<string, unknown>; timeoutSeconds?: number | undefined; callId?: string | undefined },
   ) {
+    requireKnownConfinement(session.state);
     requireProjectConfig(session.state);
     if (this.#calls.size >= MAX_CALLS_PER_CONNECTION) {
       throw new ProtocolError(ErrorCode.Busy, `busy: at most ${MAX_CALLS_PER_CONNECTION} calls at once per connection`);

@@ -71,6 +71,20 @@ export interface SessionState {
   readonly projectConfigError: string | null;
 }
 
+/**
+ * Refuse every tool call of a session whose confinement cannot be known: the
+ * daemon is not confined, so whatever it did for such a caller (a read, a
+ * write) would be done outside the confinement the caller must keep.
+ */
+export function requireKnownConfinement(state: SessionState): void {
+  if (state.confinement === null) {
+    throw new ProtocolError(ErrorCode.OwnerRequired, `refused: ${UNKNOWN_CONFINEMENT}; ${NOTHING_DONE}`, { principal: state.principal });
+  }
+}
+
+/** What a session whose confinement cannot be known gets. */
+const NOTHING_DONE = "Venom does nothing for you: no tool, no pane, no management";
+
 /** Refuse work that a project config would have restricted, when that config is invalid. */
 export function requireProjectConfig(state: SessionState): void {
   if (state.projectConfigError !== null) {
@@ -156,13 +170,17 @@ export function establishSession(raw: unknown, ctx: HelloContext): SessionState 
     (s) => s.markers.depth > 0,
   );
   const decided = deepest(...sources.map((s) => s.markers));
+  // Under no_new_privs and descended from no record, a caller may be a confined process that left its process tree
+  // and cleared its environment: whatever it claims, it is a delegate, of a delegation nobody knows (confinement null).
+  const unknownConfinement = !ctx.record && ctx.peer.noNewPrivs;
+  const depth = unknownConfinement ? Math.max(decided.depth, 1) : decided.depth;
   const principal: Principal = {
-    kind: decided.depth > 0 ? "delegate" : ctx.transport === "socket" ? "owner" : "local",
-    depth: decided.depth,
+    kind: depth > 0 ? "delegate" : ctx.transport === "socket" ? "owner" : "local",
+    depth,
     parent: decided.parent,
     uid: ctx.peer.uid,
     pid: ctx.peer.pid,
-    evidence: sources.map((s) => s.evidence),
+    evidence: [...sources.map((s) => s.evidence), ...(unknownConfinement ? ["no_new_privs"] : [])],
   };
 
   // The owner may name any existing directory; a delegate only one inside its parent's workspace.
@@ -240,7 +258,7 @@ function projectConfig(config: Config, workspace: WorkspaceFs): { config: Config
 export function sessionNotices(state: SessionState, records: string): string[] {
   const notices = [...sandboxNotices(state.config), ...recordsNotices(state.config, state.workspace, records)];
   if (state.principal.kind === "delegate") notices.push(DELEGATE_NOTICE);
-  if (state.confinement === null) notices.push(`${UNKNOWN_CONFINEMENT}: Venom starts no process for you`);
+  if (state.confinement === null) notices.push(`${UNKNOWN_CONFINEMENT}: ${NOTHING_DONE}`);
   else if (state.confinement.length > 0) {
     notices.push(
       `your delegation is confined (${state.confinement.length} Landlock layer${state.confinement.length > 1 ? "s" : ""}): whatever you ask Venom to start runs confined as you are, or more narrowly`,

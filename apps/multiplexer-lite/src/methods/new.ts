@@ -1,5 +1,5 @@
 import { askApproval, ErrorCode, ProtocolError } from "@venom/proto";
-import { type ConnectionSession, requireProjectConfig } from "@venom/runtime";
+import { type ConnectionSession, requireKnownConfinement, requireProjectConfig } from "@venom/runtime";
 import type { MuxContext } from "../context.js";
 import type { Pane } from "../pane.js";
 import type { PaneTable } from "../panes.js";
@@ -14,6 +14,8 @@ import { type PaneParams, paneMethod } from "./define.js";
  */
 export const newMethod = (panes: PaneTable) =>
   paneMethod("pane/new", async (params, session) => {
+    // A caller whose confinement cannot be known gets no pane, before anyone is asked for one.
+    requireKnownConfinement(session.state);
     // Limits a project config lowers (depth, cwd's workspace) apply to new panes: a broken one refuses them.
     requireProjectConfig(session.state);
     panes.depthOf(params, session.state);
