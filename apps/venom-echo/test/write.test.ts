@@ -16,6 +16,16 @@ afterAll(async () => {
 const approve = { gate: async () => "approve" as const };
 const sha = (text: string) => createHash("sha256").update(text).digest("hex");
 
+/** The protocol error a request failed with. */
+async function remoteError(promise: Promise<unknown>): Promise<{ code: number; message: string; data?: unknown }> {
+  try {
+    await promise;
+  } catch (error) {
+    return (error as { error: { code: number; message: string; data?: unknown } }).error;
+  }
+  throw new Error("the request did not fail");
+}
+
 describe("write (spec, Tool rules: contained, atomic, bounded)", () => {
   it("asks for approval: no gate is denied and nothing is written; an approved call writes, creating parents", async () => {
     const noGate = await connect(daemon);
@@ -136,6 +146,23 @@ describe("write (spec, Tool rules: contained, atomic, bounded)", () => {
     expect(existsSync(join(small.workspace, "big.txt"))).toBe(false);
     client.close();
     await small.stop();
+  });
+
+  it("base64 content is written decoded; content that is not base64 is refused and the file is left as it was", async () => {
+    writeFileSync(join(daemon.workspace, "kept.bin"), "kept\n");
+    const client = await connect(daemon, approve);
+    expect(
+      (await client.callTool("write", { path: "kept.bin", content: Buffer.from("new\n").toString("base64"), encoding: "base64" })).status,
+    ).toBe("ok");
+    expect(readFileSync(join(daemon.workspace, "kept.bin"), "utf8")).toBe("new\n");
+    // Node would decode these to a few bytes or none at all, without a word.
+    for (const content of ["!!!", "bmV3Cg", "bm V3Cg==", "bmV3Cg==x"]) {
+      const refused = await remoteError(client.callTool("write", { path: "kept.bin", content, encoding: "base64" }));
+      expect(refused).toMatchObject({ code: -32602, data: { path: ["arguments", "content"] } });
+      expect(refused.message).toMatch(/not valid base64/);
+    }
+    expect(readFileSync(join(daemon.workspace, "kept.bin"), "utf8")).toBe("new\n");
+    client.close();
   });
 
   it("a daemon killed with SIGKILL mid-write leaves the old content or the new, never a mix", async () => {

@@ -25,13 +25,22 @@ export const ReadDataSchema = z.strictObject({
   sha256: Sha256Schema.optional(),
 });
 
-export const WriteInputSchema = z.strictObject({
-  path: RelativePathSchema,
-  content: z.string(),
-  encoding: z.enum(["utf8", "base64"]).default("utf8"),
-  /** sha256 of the file being replaced, as last seen; a mismatch writes nothing and names both hashes. */
-  expectedSha256: Sha256Schema.optional(),
-});
+/** Base64 as RFC 4648 writes it, padded: what every encoder gives, and nothing a decoder would have to guess at. */
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+export const WriteInputSchema = z
+  .strictObject({
+    path: RelativePathSchema,
+    content: z.string(),
+    encoding: z.enum(["utf8", "base64"]).default("utf8"),
+    /** sha256 of the file being replaced, as last seen; a mismatch writes nothing and names both hashes. */
+    expectedSha256: Sha256Schema.optional(),
+  })
+  // Node decodes bad base64 to whatever it can (often nothing) without a word: a file replaced by 0 bytes.
+  .refine((input) => input.encoding !== "base64" || BASE64.test(input.content), {
+    path: ["content"],
+    message: "not valid base64 (RFC 4648, padded); nothing was written",
+  });
 export const WriteDataSchema = z.strictObject({
   path: z.string(),
   /** The new content is installed under its name. */

@@ -47,6 +47,7 @@ const TOOL_CONTRACTS: Record<keyof typeof ReferenceTools, { declares: string; do
       "Creates or replaces a file inside the workspace atomically: a temp file in the destination directory, then a rename; missing parent directories are created inside the workspace. The same containment as `read`, for every directory it opens or creates.",
       "With `expectedSha256`, a file whose sha256 differs (or a missing file) is not touched: the result is `failed`, and its error message names both the expected hash and the file's actual one (or says the file does not exist).",
       "Content over `tools.max_write_bytes` is refused.",
+      'With `encoding: "base64"`, `content` must be base64 as RFC 4648 writes it, padded; anything else is -32602 naming `arguments.content`, before anyone is asked, and nothing is written (`write.test.ts` › "base64 content is written decoded…").',
     ],
   },
   run: {
