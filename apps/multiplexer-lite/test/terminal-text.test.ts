@@ -19,4 +19,30 @@ describe("venom-mux: ls and errors escape what a pane's program or a request con
     expect(error.stderr, "raw control or bidi character").toBe(terminalSafe(error.stderr));
     await mux.stop();
   });
+
+  it("capture escapes the bidi overrides and isolates a program printed, and keeps the SGR escapes -e asks for", async () => {
+    const mux = await startMux();
+    cli(mux, [
+      "new",
+      "-d",
+      "-n",
+      "b",
+      "--",
+      "sh",
+      "-c",
+      "printf 'safe \\342\\200\\256txt.exe\\342\\200\\254 \\033[1mok\\033[0m\\n\\342\\201\\246iso\\n'; sleep 300",
+    ]);
+    let plain = "";
+    for (let i = 0; i < 100 && !plain.includes("iso"); i++) {
+      plain = cli(mux, ["capture", "-t", "b"]).stdout;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(plain).toContain("safe \\u202etxt.exe\\u202c ok\n\\u2066iso\n");
+    const sgr = cli(mux, ["capture", "-e", "-t", "b"]).stdout;
+    expect(sgr).toContain("safe \\u202etxt.exe\\u202c \u001b[1mok");
+    expect(sgr).not.toMatch(/[\u202c\u202e\u2066]/);
+    // The protocol keeps the pane's text as it is: JSON escapes it for whoever reads it.
+    expect(JSON.parse(cli(mux, ["capture", "-t", "b", "--json"]).stdout).text).toContain("\u202etxt.exe\u202c");
+    await mux.stop();
+  });
 });

@@ -1,3 +1,4 @@
+import { terminalSafe } from "@venom/proto";
 import { type CliApp, Exit, UsageError } from "@venom/runtime/cli";
 import { withMux } from "./client.js";
 import type { MuxCommand } from "./command.js";
@@ -47,8 +48,25 @@ export function captureCommand(app: CliApp): MuxCommand {
         }),
       );
       if (run.json) run.io.out(JSON.stringify({ text }));
-      else process.stdout.write(text);
+      else process.stdout.write(printable(text));
       return Exit.ok;
     },
   };
 }
+
+/**
+ * What capture prints: the pane's text, escaped as every text a program
+ * controls is (the screen model leaves no control characters, but bidi
+ * overrides and isolates are characters of a cell: they become `\uXXXX`),
+ * keeping the SGR escapes that -e asked for, which only the model writes.
+ */
+function printable(text: string): string {
+  return text
+    .split(SGR)
+    .map((part, i) => (i % 2 === 1 ? part : terminalSafe(part)))
+    .join("");
+}
+
+/** An SGR escape as capture -e writes it, kept by split() as every other part. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: capture -e's SGR escapes begin with ESC.
+const SGR = /(\x1b\[[0-9;:]*m)/;
