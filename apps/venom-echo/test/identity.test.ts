@@ -124,6 +124,11 @@ describe("peer identity (SO_PEERCRED, /proc environ)", () => {
     const env = { VENOM_DELEGATION_DEPTH: "1", VENOM_PARENT: "orch/x" };
     const outside = JSON.parse(await clientProcess(hello("/tmp"), { env }));
     expect(outside.error).toMatchObject({ code: -32602, data: { path: ["workspace"] } });
+    // A relative path, owner or delegate, is refused: it would be taken from wherever the daemon started.
+    for (const relative of ["..", "."]) {
+      const reply = JSON.parse(await clientProcess(hello(relative)));
+      expect(reply.error).toMatchObject({ code: -32602, message: "invalid params: workspace: not an absolute path" });
+    }
     mkdirSync(join(daemon.workspace, "sub"), { recursive: true });
     const inside = JSON.parse(await clientProcess(hello(join(daemon.workspace, "sub")), { env }));
     expect(inside.result.workspace).toBe(join(realpathSync(daemon.workspace), "sub"));

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { sep } from "node:path";
+import { isAbsolute, sep } from "node:path";
 import {
   type ApprovalGate,
   ApprovalResponseSchema,
@@ -110,6 +110,9 @@ export function isWithin(root: string, path: string): boolean {
 
 /** A directory the client named, opened; a ProtocolError naming the field when it cannot be. */
 function namedDirectory(path: string, field: string): WorkspaceFs {
+  // A relative path would be taken from wherever the daemon happened to start.
+  if (!isAbsolute(path))
+    throw new ProtocolError(ErrorCode.InvalidParams, `invalid params: ${field}: not an absolute path`, { path: [field] });
   try {
     return WorkspaceFs.named(path);
   } catch (error) {

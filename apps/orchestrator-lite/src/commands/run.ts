@@ -1,3 +1,4 @@
+import { resolve } from "node:path";
 import { terminalSafe } from "@venom/proto";
 import { type CliApp, type Command, Exit, startIn, UsageError } from "@venom/runtime/cli";
 import { withOrch } from "./client.js";
@@ -37,7 +38,8 @@ export function runCommand(app: CliApp): Command {
       const options = {
         onEvent,
         ...(values.yes ? { autoApprove: true } : {}),
-        ...(values.workspace ? { workspace: values.workspace as string } : {}),
+        // The daemon takes absolute paths only: a relative one is taken from here, as --cwd is.
+        ...(values.workspace ? { workspace: resolve(values.workspace as string) } : {}),
       };
       return withOrch(
         app,

@@ -1,3 +1,4 @@
+import { resolve } from "node:path";
 import type { CliApp } from "../app.js";
 import { type Command, Exit, UsageError } from "../program.js";
 import { connectCli } from "./connect.js";
@@ -23,7 +24,8 @@ export function callCommand(app: CliApp): Command {
         throw new UsageError("the tool arguments must be a JSON object");
       const timeout = values.timeout === undefined ? undefined : Number(values.timeout);
       if (timeout !== undefined && !(timeout > 0)) throw new UsageError("--timeout must be a positive number of seconds");
-      const client = await connectCli(app, home, values.workspace ? { workspace: values.workspace as string } : {});
+      // The daemon takes absolute paths only: a relative one is taken from here.
+      const client = await connectCli(app, home, values.workspace ? { workspace: resolve(values.workspace as string) } : {});
       try {
         const result = await client.callTool(tool, args as Record<string, unknown>, timeout ? { timeoutSeconds: timeout } : {});
         if (json) io.out(JSON.stringify(result));
