@@ -17,7 +17,10 @@ const ERROR_MEANINGS: Record<number, [string, string]> = {
   [ErrorCode.OwnerRequired]: ["refused: needs the owner context (`data.principal` says who you are)", "open"],
   [ErrorCode.DepthLimit]: ["refused: delegation depth limit", "open"],
   [ErrorCode.ToolNotGranted]: ["tool not in this session's snapshot or grant", "open"],
-  [ErrorCode.Busy]: ["busy: a limit of this connection or daemon was reached", "open"],
+  [ErrorCode.Busy]: [
+    "busy: a limit of this connection or daemon was reached",
+    "open; closed when the daemon's connection limit refused the connection itself (id null): 128, and 8 more for a peer with no delegation evidence, so delegates cannot lock the owner out",
+  ],
 };
 
 function schemaBlock(schema: z.ZodType): string {

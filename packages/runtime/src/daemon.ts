@@ -184,7 +184,7 @@ export class Daemon<Context> implements ConnectionHost<Context> {
     if (this.#connections.size >= limit || this.#stopping) {
       const error = new ProtocolError(
         ErrorCode.Busy,
-        this.#stopping ? "busy: the daemon is stopping" : `busy: at most ${MAX_CONNECTIONS} connections`,
+        this.#stopping ? "busy: the daemon is stopping" : `busy: at most ${limit} connections`,
       );
       socket.end(`${JSON.stringify({ jsonrpc: "2.0", id: null, error: error.toObject() })}\n`);
       return;
