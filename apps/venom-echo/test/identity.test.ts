@@ -175,14 +175,20 @@ describe("stdio transport", () => {
 });
 
 describe("a caller whose confinement cannot be known", () => {
-  it("under no_new_privs and descended from no record (a confined process that left its tree): no tool, no management", async () => {
-    // What a Landlock-confined agent can do after setsid, a double fork and env -i: it keeps only no_new_privs.
-    const outside = tempDir("venom-outside-");
-    writeFileSync(join(outside, "secret.txt"), "SECRET-OUTSIDE\n");
-    writeFileSync(join(daemon.workspace, "inside.txt"), "inside\n");
+  type Reply = { result?: any; error?: any };
+  const hello = (extra: Record<string, unknown> = {}): [string, unknown] => [
+    "hello",
+    { protocol: "venom/1", client: { name: "t", version: "0" }, approvals: true, ...extra },
+  ];
+
+  /**
+   * What a process under no_new_privs with an empty environment is answered: what a Landlock-confined agent
+   * keeps after setsid, a double fork and env -i. One connection for each list of requests, sent in order; it
+   * approves its own approval requests; the replies of each connection in the order of its requests.
+   */
+  function escaped(sessions: [string, unknown][][]): Reply[][] {
     const script = `
       import net from "node:net";
-      // One connection: the requests in order, its own approvals approved; every reply with an id, once it closes or has them all.
       const session = (requests) => new Promise((resolve) => {
         const s = net.createConnection(${JSON.stringify(daemon.socket)});
         let buf = ""; const replies = [];
@@ -198,24 +204,33 @@ describe("a caller whose confinement cannot be known", () => {
         s.on("close", () => resolve(replies.sort((a, b) => a.id - b.id)));
         s.on("connect", () => requests.forEach(([method, params], id) => s.write(JSON.stringify({ jsonrpc: "2.0", id, method, params }) + "\\n")));
       });
-      const hello = (extra) => ["hello", { protocol: "venom/1", client: { name: "t", version: "0" }, approvals: true, ...extra }];
-      const out = await session([hello({ workspace: ${JSON.stringify(outside)} })]);
-      const inside = await session([
-        hello({}),
-        ["tools/call", { name: "read", arguments: { path: "inside.txt" } }],
-        ["tools/call", { name: "write", arguments: { path: "pwned.txt", content: "x" } }],
-        ["daemon/stop", {}],
-      ]);
-      process.stdout.write(JSON.stringify([...out, ...inside]), () => process.exit(0));`;
+      const all = [];
+      for (const requests of ${JSON.stringify(sessions)}) all.push(await session(requests));
+      process.stdout.write(JSON.stringify(all), () => process.exit(0));`;
     const run = spawnSync("setpriv", ["--no-new-privs", "env", "-i", process.execPath, "--input-type=module", "-e", script], {
       encoding: "utf8",
       timeout: 20_000,
     });
     expect(run.stderr).toBe("");
-    const [outsideHello, hello, read, write, stop] = JSON.parse(run.stdout) as { result?: any; error?: any }[];
+    return JSON.parse(run.stdout);
+  }
+
+  it("under no_new_privs and descended from no record (a confined process that left its tree): no tool, no management", () => {
+    const outside = tempDir("venom-outside-");
+    writeFileSync(join(outside, "secret.txt"), "SECRET-OUTSIDE\n");
+    writeFileSync(join(daemon.workspace, "inside.txt"), "inside\n");
+    const [[outsideHello] = [], [inside, read, write, stop] = []] = escaped([
+      [hello({ workspace: outside })],
+      [
+        hello(),
+        ["tools/call", { name: "read", arguments: { path: "inside.txt" } }],
+        ["tools/call", { name: "write", arguments: { path: "pwned.txt", content: "x" } }],
+        ["daemon/stop", {}],
+      ],
+    ]);
     // A delegate: it may not name a workspace outside the daemon's, as it could as the owner.
     expect(outsideHello?.error).toMatchObject({ code: -32602, data: { path: ["workspace"] } });
-    expect(hello?.result?.principal).toMatchObject({ kind: "delegate", evidence: ["no_new_privs"] });
+    expect(inside?.result?.principal).toMatchObject({ kind: "delegate", evidence: ["no_new_privs"] });
     // Not even the daemon's workspace is read or written for it: its own layers may not allow it.
     for (const reply of [read, write]) expect(reply?.error?.message).toMatch(/^refused: you run under no_new_privs/);
     expect(existsSync(join(daemon.workspace, "pwned.txt"))).toBe(false);
@@ -223,31 +238,10 @@ describe("a caller whose confinement cannot be known", () => {
     expect(cli(daemon, ["status"]).code).toBe(0);
   });
 
-  it("under no_new_privs it is told why, and its tool calls are refused naming it", async () => {
-    const script = `
-      import net from "node:net";
-      const s = net.createConnection(${JSON.stringify(daemon.socket)});
-      let buf = ""; const replies = [];
-      s.on("data", (d) => {
-        buf += d;
-        for (let nl = buf.indexOf("\\n"); nl !== -1; nl = buf.indexOf("\\n")) {
-          const m = JSON.parse(buf.slice(0, nl)); buf = buf.slice(nl + 1);
-          if (m.id !== undefined) replies.push(m);
-          if (replies.length === 2) process.stdout.write(JSON.stringify(replies), () => process.exit(0));
-        }
-      });
-      s.on("connect", () => {
-        s.write(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "hello", params: { protocol: "venom/1", client: { name: "t", version: "0" } } }) + "\\n");
-        s.write(JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "echo", arguments: { text: "hi" } } }) + "\\n");
-      });`;
-    const run = spawnSync("setpriv", ["--no-new-privs", "env", "-i", process.execPath, "--input-type=module", "-e", script], {
-      encoding: "utf8",
-      timeout: 20_000,
-    });
-    expect(run.stderr).toBe("");
-    const [hello, call] = JSON.parse(run.stdout) as { result?: any; error?: any }[];
-    expect(hello?.result?.principal).toMatchObject({ kind: "delegate", evidence: expect.arrayContaining(["no_new_privs"]) });
-    expect(hello?.result?.notices.join("\n")).toMatch(/you run under no_new_privs.*: Venom does nothing for you/);
+  it("under no_new_privs it is told why, and its tool calls are refused naming it", () => {
+    const [[greeted, call] = []] = escaped([[hello(), ["tools/call", { name: "echo", arguments: { text: "hi" } }]]]);
+    expect(greeted?.result?.principal).toMatchObject({ kind: "delegate", evidence: expect.arrayContaining(["no_new_privs"]) });
+    expect(greeted?.result?.notices.join("\n")).toMatch(/you run under no_new_privs.*: Venom does nothing for you/);
     expect(call?.error?.message).toMatch(/^refused: you run under no_new_privs/);
   });
 });
