@@ -227,6 +227,29 @@ const MAX_LOST = 3;
 
 const total = (steps, key) => steps.reduce((sum, step) => sum + step[key], 0);
 
+const FEWER_COMMANDS = "agent workflow: fewer commands than tmux";
+const LESS_WALL_TIME = "agent workflow: less wall time than tmux (as a script, chained with \\;)";
+
+/**
+ * tmux lost the exit status in every round (MAX_LOST replacements included):
+ * there is nothing to compare against, which is said, and no target is
+ * judged. It is tmux's failure, seen only on a loaded machine: the step does
+ * not fail the run for it.
+ */
+function lostEveryRound(lostRounds) {
+  const why = `tmux lost the agent's exit status in all ${lostRounds} rounds (a dead pane whose program stayed an unreaped zombie for ${STATUS_GRACE_MS / 1000} s and more): nothing to compare against`;
+  return {
+    title,
+    setup: why,
+    columns: ["step"],
+    rows: [],
+    ratios: [],
+    notes: why,
+    targets: [FEWER_COMMANDS, LESS_WALL_TIME].map((target) => ({ target, measured: why, met: null })),
+    data: { lostRounds },
+  };
+}
+
 export async function run({ quick }) {
   const rounds = quick ? 1 : 10;
   const warmup = quick ? 0 : 1;
@@ -254,7 +277,7 @@ export async function run({ quick }) {
       tmuxRuns.push(t.steps);
     }
   }
-  if (venom.length === 0) throw new Error("tmux lost the agent's exit status in every round");
+  if (venom.length === 0) return lostEveryRound(lostRounds);
   const wall = (runs) => runs.map((steps) => total(steps, "ms"));
   const commands = (runs) => median(runs.map((steps) => total(steps, "commands")));
   const wallRatio = median(wall(venom)) / median(wall(tmuxRuns));
@@ -300,13 +323,9 @@ export async function run({ quick }) {
     ],
     notes: `${lostRounds > 0 ? `In ${lostRounds} of ${rounds + lostRounds} rounds tmux showed the pane dead but never gave its exit status (the program stayed an unreaped zombie for ${STATUS_GRACE_MS / 1000} s and more): those rounds are left out of both columns and replaced (up to ${MAX_LOST}). ` : ""}Each venom-mux command is a Node CLI start (see the CLI start step) where a tmux command is a small C client, so venom-mux's time is mostly its ${commands(venom)} starts; tmux's is its polling loops, which also cost it commands. Chained with \`\\;\`, venom-mux pays one start instead of ${commands(venom)}; both then share a floor of about 0.6 s (the agent's own start, its 200 ms of output and the ${QUIET_MS} ms of quiet), and what is left is venom-mux's one Node start against tmux's ${commands(tmuxRuns)} C clients and the overshoot of its polling. "Know its state": venom-mux's \`ls --json\` says whether the program waits for input (from the kernel: the pty's foreground group asleep in a terminal read, output quiet); tmux can only name the foreground command, so its row is not the same answer.`,
     targets: [
+      { target: FEWER_COMMANDS, measured: `${commands(venom)} against ${commands(tmuxRuns)}`, met: commandRatio < 1 },
       {
-        target: "agent workflow: fewer commands than tmux",
-        measured: `${commands(venom)} against ${commands(tmuxRuns)}`,
-        met: commandRatio < 1,
-      },
-      {
-        target: "agent workflow: less wall time than tmux (as a script, chained with \\;)",
+        target: LESS_WALL_TIME,
         measured: `${fmt.ratio(sequenceRatio)} (one process per command: ${fmt.ratio(wallRatio)})`,
         met: sequenceRatio < 1,
       },
