@@ -74,6 +74,11 @@ describe("handshake (conformance/spec/design.md: first request must be hello)", 
       code: -32602,
       error: { data: { path: ["arguments", "text"] } },
     });
+    // A field the schema does not know is named by its own key, not only by the object it is in.
+    await expect(client.callTool("echo", { text: "x", zzz: 1 })).rejects.toMatchObject({
+      code: -32602,
+      error: { data: { path: ["arguments", "zzz"] } },
+    });
     await expect(client.rpc.request("pane/explode", {})).rejects.toMatchObject({ code: -32601 });
     expect((await client.callTool("echo", { text: "ok" })).status).toBe("ok");
     client.close();

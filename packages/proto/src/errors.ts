@@ -33,10 +33,17 @@ export class ProtocolError extends Error {
   }
 }
 
-/** An invalid-params error naming the first offending field. */
-export function invalidParams(issues: readonly { path: readonly PropertyKey[]; message: string }[], prefix: string[] = []): ProtocolError {
+/**
+ * An invalid-params error naming the first offending field; a field the
+ * schema does not know (zod's unrecognized_keys, whose path is the object's)
+ * is named by its own key too.
+ */
+export function invalidParams(
+  issues: readonly { path: readonly PropertyKey[]; message: string; keys?: readonly PropertyKey[] }[],
+  prefix: string[] = [],
+): ProtocolError {
   const first = issues[0];
-  const path = [...prefix, ...(first?.path ?? []).map(String)];
+  const path = [...prefix, ...[...(first?.path ?? []), ...(first?.keys ?? []).slice(0, 1)].map(String)];
   const where = path.length > 0 ? path.join(".") : "params";
   return new ProtocolError(ErrorCode.InvalidParams, `invalid params: ${where}: ${first?.message ?? "invalid"}`, { path });
 }
