@@ -81,6 +81,8 @@ describe("a repository can't wedge or lock out the owner (project config)", () =
     expect(status.stdout).toContain("it was replaced after the daemon started");
     expect(cli(daemon, ["stop"]).code).toBe(0);
     await new Promise((r) => daemon.proc.once("exit", r));
+    // The temp dir the testkit cleans up is now the symlink: the directory moved aside is this test's to remove.
+    rmSync(`${daemon.workspace}.moved`, { recursive: true, force: true });
   });
 
   it("a session whose own workspace has a valid config is unaffected by another workspace's bad one", async () => {
