@@ -268,12 +268,16 @@ export class Pane {
   #fallBehind(watcher: Watcher): void {
     watcher.state = "behind";
     watcher.viewer.onDrain(() => {
+      if (this.#viewers.get(watcher.viewer.id) === watcher) this.#redraw(watcher);
+    });
+  }
+
+  /** Send a viewer the screen as of now, then live output again (unless it detached meanwhile). */
+  #redraw(watcher: Watcher): void {
+    void this.#screenFor(watcher).then((screen) => {
       if (this.#viewers.get(watcher.viewer.id) !== watcher) return;
-      void this.#screenFor(watcher).then((screen) => {
-        if (this.#viewers.get(watcher.viewer.id) !== watcher) return;
-        watcher.viewer.redraw(screen);
-        this.#goLive(watcher);
-      });
+      watcher.viewer.redraw(screen);
+      this.#goLive(watcher);
     });
   }
 
@@ -321,14 +325,7 @@ export class Pane {
 
   /** Draw every viewer's screen again from the model: after a resize none of them asked for. */
   redrawViewers(): void {
-    for (const watcher of this.#viewers.values()) {
-      if (watcher.state !== "live") continue;
-      void this.#screenFor(watcher).then((screen) => {
-        if (this.#viewers.get(watcher.viewer.id) !== watcher) return;
-        watcher.viewer.redraw(screen);
-        this.#goLive(watcher);
-      });
-    }
+    for (const watcher of this.#viewers.values()) if (watcher.state === "live") this.#redraw(watcher);
   }
 
   /** Type into the pane; refused with busy once INPUT_QUEUE_LIMIT bytes wait for a program that does not read. */

@@ -5,7 +5,8 @@ import type { AppName, VenomHome } from "./home.js";
 import { openPrivateAppend } from "./private-files.js";
 import { servingPid } from "./socket-probe.js";
 
-const START_TIMEOUT_MS = 15_000;
+/** How long a new daemon may take to answer on its socket (`start`, and `restart` waiting for the new one). */
+export const START_TIMEOUT_MS = 15_000;
 /** A connect to a socket that is not there yet costs little: asked often, the start returns soon after the daemon listens. */
 const POLL_MS = 10;
 /** How much of a failed start's stderr its error quotes: the last lines of at most this many bytes. */

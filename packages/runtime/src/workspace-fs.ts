@@ -112,7 +112,12 @@ export class WorkspaceFs {
    */
   static named(path: string): WorkspaceFs {
     const fd = openSync(path, constants.O_RDONLY | O_DIRECTORY);
-    return new WorkspaceFs(readlinkSync(`/proc/self/fd/${fd}`), fd);
+    try {
+      return new WorkspaceFs(readlinkSync(`/proc/self/fd/${fd}`), fd);
+    } catch (error) {
+      closeSync(fd);
+      throw error;
+    }
   }
 
   /**

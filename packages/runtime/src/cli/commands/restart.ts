@@ -1,10 +1,9 @@
+import { START_TIMEOUT_MS } from "../../daemon-start.js";
 import type { VenomHome } from "../../home.js";
 import type { CliApp } from "../app.js";
 import { type Command, Exit, NotRunning } from "../program.js";
 import { connectCli } from "./connect.js";
 
-/** How long the new daemon may take to answer: a start's allowance (daemon-start.ts). */
-const RESTART_TIMEOUT_MS = 15_000;
 const POLL_MS = 20;
 
 /**
@@ -44,7 +43,7 @@ export function restartCommand(app: CliApp): Command {
 
 /** The pid of the daemon that answers on the app's socket once it is no longer `instance`. */
 async function successor(app: CliApp, home: VenomHome, instance: string): Promise<number> {
-  const deadline = Date.now() + RESTART_TIMEOUT_MS;
+  const deadline = Date.now() + START_TIMEOUT_MS;
   for (;;) {
     try {
       const client = await connectCli(app, home);
@@ -59,7 +58,7 @@ async function successor(app: CliApp, home: VenomHome, instance: string): Promis
     }
     if (Date.now() > deadline) {
       throw new Error(
-        `the daemon stopped, and no new one answered within ${RESTART_TIMEOUT_MS / 1000} s; see ${home.logs}/${app.app}.stderr`,
+        `the daemon stopped, and no new one answered within ${START_TIMEOUT_MS / 1000} s; see ${home.logs}/${app.app}.stderr`,
       );
     }
     await new Promise((r) => setTimeout(r, POLL_MS));
