@@ -239,4 +239,34 @@ describe('panes under [sandbox] mode = "landlock" (docs/security-model.md, Confi
       await mux.stop();
     }
   });
+
+  it("an agent that swaps its temp dir for a symlink gets no rights to where it leads in the pane it asks for", async () => {
+    const home = tempDir("real-home");
+    writeFileSync(join(home, "secret"), "PRIVATE-KEY-CANARY\n");
+    const mux = await startMux({ config: '[agents.boxed]\nexecutable = "/bin/true"\nsandbox = "landlock"\n', env: { HOME: home } });
+    writeFileSync(join(mux.workspace, "ask.cjs"), ASK);
+    const owner = await connect(mux, { gate: async () => "approve" as const });
+    try {
+      // $TMPDIR lies in the agent's private home, which it may write: it can put a symlink there. Its recorded
+      // layer named $TMPDIR, and a launcher that opened that path again would grant the layer's rights to the link's target.
+      const breakOut = `cat ${home}/secret; echo x > ${home}/planted; echo PANE-DONE; sleep 300`;
+      const ask = `${process.execPath} ask.cjs ${mux.socket} pane/new '${JSON.stringify({ name: "spawned", argv: ["sh", "-c", breakOut] })}'`;
+      const agent = await owner.request("pane/new", {
+        argv: ["bash", "--norc", "--noprofile", "-c", `rm -rf "$TMPDIR" && ln -s ${home} "$TMPDIR" && ${ask}; echo AGENT-DONE; sleep 300`],
+        envPolicy: "delegated",
+        agent: "boxed",
+      });
+      const screen = async (target: string) => (await owner.request("pane/capture", { target, join: true })).text;
+      await expect.poll(() => screen(agent.id), { timeout: 60_000 }).toMatch(/AGENT-DONE/);
+      expect(await screen(agent.id)).toMatch(/ANSWER "%\d+"/);
+      await expect.poll(() => screen("spawned"), { timeout: 30_000 }).toMatch(/PANE-DONE/);
+      expect(await screen("spawned")).toMatch(/secret: Permission denied/);
+      expect(await screen("spawned")).toMatch(/planted: Permission denied/);
+      expect(await screen("spawned")).not.toContain("PRIVATE-KEY-CANARY");
+      expect(existsSync(join(home, "planted"))).toBe(false);
+    } finally {
+      owner.close();
+      await mux.stop();
+    }
+  });
 });

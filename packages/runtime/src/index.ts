@@ -11,6 +11,7 @@ export * from "./framing.js";
 export * from "./home.js";
 export * from "./log.js";
 export * from "./notices.js";
+export * from "./path-within.js";
 export * from "./peer.js";
 export * from "./private-files.js";
 export * from "./proc.js";

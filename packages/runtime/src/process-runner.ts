@@ -4,6 +4,7 @@ import { isAbsolute, resolve } from "node:path";
 import type { Readable } from "node:stream";
 import { CallDeadline, ToolFailure } from "@venom/proto";
 import { spawnedChild } from "./adopted.js";
+import { isWithin } from "./path-within.js";
 import {
   groupMembers,
   isSameGroup,
@@ -17,7 +18,6 @@ import {
 } from "./proc.js";
 import { sandboxedCommand } from "./sandbox/launch.js";
 import type { SandboxProfile } from "./sandbox/plan.js";
-import { isWithin } from "./session.js";
 
 // Running one process for a tool call (conformance/spec/design.md, "Containment"): a new process
 // group, a wall-clock timeout, bounded combined output, cancel = TERM to the

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { isAbsolute, sep } from "node:path";
+import { isAbsolute } from "node:path";
 import {
   type ApprovalGate,
   ApprovalResponseSchema,
@@ -21,6 +21,7 @@ import type { z } from "zod";
 import { applyProjectConfig, type Config, ConfigError } from "./config.js";
 import type { DelegationRecord } from "./delegations.js";
 import { DELEGATE_NOTICE } from "./notices.js";
+import { isWithin } from "./path-within.js";
 import type { PeerFacts } from "./peer.js";
 import type { RpcPeer } from "./rpc.js";
 import { recordsNotices, sandboxNotices, UNKNOWN_CONFINEMENT } from "./sandbox/launch.js";
@@ -101,11 +102,6 @@ export interface SessionLink {
   notify(method: string, params: unknown): void;
   /** Aborted when the connection closes. */
   readonly closed: AbortSignal;
-}
-
-/** Is `path` the directory `root` or inside it? Both must already be canonical. */
-export function isWithin(root: string, path: string): boolean {
-  return path === root || path.startsWith(root.endsWith(sep) ? root : root + sep);
 }
 
 /** A directory the client named, opened; a ProtocolError naming the field when it cannot be. */

@@ -289,6 +289,24 @@ try {
     },
   );
 
+  it("no rule names a path below one the process may write, where it could have put a symlink by the time a launcher opens it", () => {
+    const tools = join(workspace, "node_modules", ".bin");
+    mkdirSync(tools, { recursive: true });
+    const sandbox = {
+      ...profile({ writable: [outside] }),
+      readExec: [...profile().readExec, tools],
+      read: ["/proc", join(outside, "docs")],
+    };
+    const plan = planRuleset(sandbox, 7);
+    if ("refused" in plan) throw new Error(plan.refused);
+    const paths = plan.rules.map((rule) => rule.path);
+    expect(paths).toEqual(expect.arrayContaining([workspace, sandbox.home, outside, "/usr", "/proc"]));
+    // The temp dir lies in the home, the tool dir in the workspace, the read path in a writable one: each is already writable.
+    expect(paths).not.toContain(sandbox.tmp);
+    expect(paths).not.toContain(tools);
+    expect(paths).not.toContain(join(outside, "docs"));
+  });
+
   it("an ABI too old for the profile is refused; what an older ABI lacks is reported, never assumed", () => {
     expect(confinementFor(2, "any")).toEqual({
       refused: "the kernel's Landlock ABI 2 cannot control truncate(2); confinement needs ABI 3 or later",

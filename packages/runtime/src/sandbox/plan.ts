@@ -1,4 +1,5 @@
 import { LANDLOCK_FS, LANDLOCK_NET, LANDLOCK_SCOPE } from "@venom/native";
+import { isWithin } from "../path-within.js";
 import type { SandboxProfile } from "./profile-schema.js";
 
 export type { SandboxProfile };
@@ -81,13 +82,20 @@ export function planRuleset(profile: SandboxProfile, abi: number): RulesetPlan |
   const { fs } = confinement.handled;
   const { EXECUTE, READ_FILE, READ_DIR, WRITE_FILE, TRUNCATE, IOCTL_DEV } = LANDLOCK_FS;
   const device = (WRITE_FILE.bit | READ_FILE.bit | READ_DIR.bit | TRUNCATE.bit | IOCTL_DEV.bit) & fs;
+  const writable = [...profile.writable, profile.home, profile.tmp];
   const rules: PathRule[] = [
     ...profile.readExec.map((path) => ({ path, access: EXECUTE.bit | READ_FILE.bit | READ_DIR.bit })),
     ...profile.read.map((path) => ({ path, access: READ_FILE.bit | READ_DIR.bit })),
-    ...[...profile.writable, profile.home, profile.tmp].map((path) => ({ path, access: fs })),
+    ...writable.map((path) => ({ path, access: fs })),
     ...profile.devices.map((path) => ({ path, access: device })),
   ];
-  return { ...confinement, rules };
+  // A launcher opens each rule's path again, following symlinks. A path below
+  // one the process may write (its temp dir in its home, a tool dir in the
+  // workspace) is one it could have replaced with a symlink by then, and the
+  // rule would grant its rights to wherever the link leads; it adds no right
+  // the writable path does not already give, so it is left out.
+  const beneathWritable = (path: string) => writable.some((root) => root !== path && isWithin(root, path));
+  return { ...confinement, rules: rules.filter((rule) => !beneathWritable(rule.path)) };
 }
 
 /** One sentence for notices and status: exactly what is enforced, and what this kernel cannot. */

@@ -2,7 +2,7 @@ import { existsSync, realpathSync } from "node:fs";
 import { homedir } from "node:os";
 import { basename, delimiter, dirname, isAbsolute, join } from "node:path";
 import { privateDir } from "../home.js";
-import { isWithin } from "../session.js";
+import { isWithin } from "../path-within.js";
 import { SandboxUnavailableError } from "./errors.js";
 import type { SandboxProfile } from "./plan.js";
 
