@@ -21,6 +21,7 @@ const CAUGHT_BY: Record<Fault, string[]> = {
   "socket-mode": ["transport/socket-mode", "instance/private-files"],
   "no-peer-check": ["identity/foreign-uid"],
   "no-frame-limit": ["framing/oversize"],
+  "lenient-utf8": ["framing/malformed"],
   "ignore-markers": ["identity/delegate-markers", "panes/delegated-process", "panes/ownership"],
   "follow-symlinks": ["containment/path-escapes", "containment/symlink-race"],
   toctou: ["containment/symlink-race"],

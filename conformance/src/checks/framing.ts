@@ -7,6 +7,12 @@ import { FRAME_LIMIT } from "../wire-client.js";
 const MALFORMED: readonly { what: string; bytes: string | Buffer; code: number }[] = [
   { what: "a line that is not JSON", bytes: "this is not json\n", code: ErrorCode.ParseError },
   { what: "invalid UTF-8", bytes: Buffer.from([0xff, 0xfe, 0x7b, 0x0a]), code: ErrorCode.ParseError },
+  // Valid JSON but for one byte, which a lenient decoder turns into U+FFFD and serves.
+  {
+    what: "invalid UTF-8 inside a JSON string",
+    bytes: Buffer.concat([Buffer.from('{"jsonrpc":"2.0","id":"'), Buffer.from([0xff]), Buffer.from('","method":"tools/list"}\n')]),
+    code: ErrorCode.ParseError,
+  },
   { what: "JSON that is not JSON-RPC", bytes: '{"jsonrpc":"2.0","id":1,"method":42}\n', code: ErrorCode.InvalidRequest },
   { what: "a JSON-RPC batch", bytes: '[{"jsonrpc":"2.0","id":1,"method":"tools/list"}]\n', code: ErrorCode.InvalidRequest },
 ];
@@ -47,7 +53,7 @@ export const framingChecks: readonly Check[] = [
         "A line over the frame limit (default 1 MiB, config may lower it) or one that is not valid JSON-RPC fails closed: the server answers one error if it can, closes that connection, logs a bounded diagnostic (never the payload), and keeps serving everyone else.",
       ),
     ],
-    expected: `after hello, a line that is not JSON gets ${ErrorCode.ParseError}, JSON that is not one JSON-RPC message gets ${ErrorCode.InvalidRequest}; each closes only its own connection`,
+    expected: `after hello, a line that is not JSON or not UTF-8 (even inside a string) gets ${ErrorCode.ParseError}, JSON that is not one JSON-RPC message gets ${ErrorCode.InvalidRequest}; each closes only its own connection`,
     async run(ctx) {
       const outcomes: string[] = [];
       for (const { what, bytes, code } of MALFORMED) {

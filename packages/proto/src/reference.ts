@@ -7,7 +7,7 @@ import { EchoInputSchema, ReferenceTools } from "./reference-tools.js";
 import { Methods, Notifications, PaneMethods, ToolResultSchema } from "./wire.js";
 
 const ERROR_MEANINGS: Record<number, [string, string]> = {
-  [ErrorCode.ParseError]: ["not JSON", "closed"],
+  [ErrorCode.ParseError]: ["not JSON, or not UTF-8", "closed"],
   [ErrorCode.InvalidRequest]: ["not a JSON-RPC request, or a frame over the limit", "closed"],
   [ErrorCode.MethodNotFound]: ["unknown method", "open"],
   [ErrorCode.InvalidParams]: ["invalid params; `data.path` names the field", "open"],

@@ -16,7 +16,7 @@ export class LineSplitter {
 
   constructor(private readonly limit: number) {}
 
-  push(chunk: Buffer, onLine: (line: string) => void): void {
+  push(chunk: Buffer, onLine: (line: Buffer) => void): void {
     let start = 0;
     for (let nl = chunk.indexOf(10, start); nl !== -1; nl = chunk.indexOf(10, start)) {
       const piece = chunk.subarray(start, nl);
@@ -25,7 +25,7 @@ export class LineSplitter {
       this.#parts = [];
       this.#pending = 0;
       start = nl + 1;
-      onLine(line.toString("utf8"));
+      onLine(line);
     }
     const rest = chunk.subarray(start);
     if (rest.length === 0) return;

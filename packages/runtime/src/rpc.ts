@@ -1,3 +1,4 @@
+import { isUtf8 } from "node:buffer";
 import type { Readable, Writable } from "node:stream";
 import {
   bounded,
@@ -219,8 +220,12 @@ export class RpcPeer {
     }
   }
 
-  #onLine(line: string): void {
-    if (this.#closed || line.trim() === "") return;
+  #onLine(bytes: Buffer): void {
+    if (this.#closed) return;
+    // Decoding would replace each invalid byte with U+FFFD: a path or a name sent that way would be taken as another.
+    if (!isUtf8(bytes)) return void this.failClosed(new ProtocolError(ErrorCode.ParseError, `not UTF-8 (a ${bytes.length}-byte line)`));
+    const line = bytes.toString("utf8");
+    if (line.trim() === "") return;
     let raw: unknown;
     try {
       raw = JSON.parse(line);
