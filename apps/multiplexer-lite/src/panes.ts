@@ -194,7 +194,7 @@ export class PaneTable {
     const index = this.#freeIndex(config.mux.base_index);
     const recordId = `mux-${this.host.instance.slice(0, 8)}-${serial}`;
     const parent = `${this.host.instance}/${recordId}`;
-    const env = this.#env(params, parent, parentDepth, maxDepth);
+    const env = refusedAsProtocolError(() => this.#env(params, parent, parentDepth, maxDepth));
     const argv = params.argv ?? [process.env.SHELL || "/bin/sh"];
     if (!resolvesToProgram(argv[0] as string, env.PATH ?? "", cwd)) {
       throw new ProtocolError(ErrorCode.InvalidParams, `invalid params: argv.0: no such program: ${argv[0]}`, { path: ["argv", "0"] });

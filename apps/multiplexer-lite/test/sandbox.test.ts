@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -236,6 +236,28 @@ describe('panes under [sandbox] mode = "landlock" (docs/security-model.md, Confi
     } finally {
       owner.close();
       await echo.stop();
+      await mux.stop();
+    }
+  });
+
+  it("a symlink a confined agent plants in its home is never followed by venom-mux: its next pane is refused naming it, nothing is made where it leads", async () => {
+    const outside = tempDir("outside");
+    mkdirSync(join(outside, "share"), { mode: 0o755 });
+    chmodSync(join(outside, "share"), 0o755);
+    const mux = await startMux({ config: '[agents.boxed]\nexecutable = "/bin/true"\nsandbox = "landlock"\n' });
+    try {
+      const agent = ["new", "-d", "--delegated", "--agent", "boxed"];
+      // It cannot write outside itself, but the daemon makes its XDG directories (.local/share, .local/state) for the next pane.
+      const plant = `mkdir ${outside}/state; rm -rf "$HOME/.local" && ln -s ${outside} "$HOME/.local" && echo PLANTED`;
+      expect(cli(mux, [...agent, "-n", "planter", "--", "sh", "-c", `${plant}; sleep 300`]).code).toBe(0);
+      await expect.poll(() => cli(mux, ["capture", "-t", "planter", "-J"]).stdout, { timeout: 30_000 }).toMatch(/PLANTED/);
+      expect(cli(mux, ["capture", "-t", "planter", "-J"]).stdout).toMatch(/state.*Permission denied/);
+      const next = cli(mux, [...agent, "-n", "next", "--", "true"]);
+      expect(next.code).toBe(1);
+      expect(next.stderr).toContain(`${join(mux.home, "agents", "boxed", ".local")}: refused: it is a symlink or not a directory`);
+      expect(existsSync(join(outside, "state"))).toBe(false);
+      expect(statSync(join(outside, "share")).mode & 0o777).toBe(0o755);
+    } finally {
       await mux.stop();
     }
   });

@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import { childMarkers } from "@venom/proto";
 import { privateDir, type VenomHome } from "./home.js";
+import { privateDirBeneath } from "./private-dir-beneath.js";
 
 // The environment of a delegated child (conformance/spec/design.md, "Delegation across daemons"):
 // an allow-list, not a deny-list. A documented base set, the names the launcher
@@ -109,9 +110,9 @@ export function delegatedEnv(options: DelegatedEnvOptions): Record<string, strin
   const dirs: [string, string][] = Object.entries(XDG_DIRS);
   if (stateVar !== undefined) dirs.push([stateVar, "state"]);
   for (const [name, relative] of dirs) {
-    const dir = join(agentHome, relative);
-    privateDir(dir);
-    env[name] = dir;
+    // The agent writes its home: a component of `relative` may be a symlink it planted.
+    privateDirBeneath(agentHome, relative);
+    env[name] = join(agentHome, relative);
   }
   return { ...env, ...childMarkers(parent, parentDepth) };
 }

@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseMarkers } from "@venom/proto";
@@ -127,6 +127,21 @@ describe("delegatedEnv", () => {
     ]) {
       expect(mode(dir)).toBe(0o700);
     }
+  });
+
+  it("never follows a symlink the agent planted in its home: nothing is created or chmodded where it leads, and the launch is refused naming it", () => {
+    const outside = join(tempDir, "outside");
+    mkdirSync(join(outside, "share"), { recursive: true, mode: 0o755 });
+    chmodSync(join(outside, "share"), 0o755);
+    const options = { base: USER_ENV, home, agent: "codex", declaredVars: DECLARED, parent: "orch-1/d42", parentDepth: 0, maxDepth: 2 };
+    delegatedEnv(options);
+    // What the agent can do in the home it writes: replace .local with a link to a directory of yours.
+    const local = join(home.agents, "codex", ".local");
+    rmSync(local, { recursive: true });
+    symlinkSync(outside, local);
+    expect(() => delegatedEnv(options)).toThrow(`${local}: refused: it is a symlink or not a directory`);
+    expect(existsSync(join(outside, "state"))).toBe(false);
+    expect(mode(join(outside, "share"))).toBe(0o755);
   });
 
   it("sets the markers one level deeper than the parent, replacing inherited ones", () => {

@@ -1,5 +1,17 @@
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { once } from "node:events";
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -288,6 +300,72 @@ try {
       expect(notFound.stderr).toBe('venom-sandbox: "no-such-program-venom": no such program\n');
     },
   );
+
+  it("a sandbox.writable or PATH directory in the workspace that a confined process replaced with a symlink leading out grants nothing there", async () => {
+    const tools = join(root, "tools-outside");
+    mkdirSync(tools, { recursive: true });
+    writeFileSync(join(tools, "secret"), "TOOLS-CANARY\n");
+    // What an earlier confined process left in the workspace, where the config names a writable path and PATH a tool dir.
+    symlinkSync(outside, join(workspace, ".cache"));
+    symlinkSync(tools, join(workspace, "bin"));
+    try {
+      const sandbox = sandboxProfileFor({
+        workspace,
+        cwd: workspace,
+        home: privateHome,
+        records: join(root, "venom-home", "state", "delegations"),
+        writable: [join(workspace, ".cache")],
+        network: "any",
+        path: `${join(workspace, "bin")}:${process.env.PATH}`,
+        realHome,
+      });
+      expect([...sandbox.writable, ...sandbox.readExec, ...sandbox.read]).not.toEqual(expect.arrayContaining([outside]));
+      expect([...sandbox.readExec, ...sandbox.read]).not.toEqual(expect.arrayContaining([tools]));
+      const result = await confined({ command: "echo x > .cache/planted; cat bin/secret; exit 0" }, sandbox);
+      expect(result.output).toMatch(/planted: Permission denied/);
+      expect(result.output).toMatch(/secret: Permission denied/);
+      expect(result.output).not.toContain("TOOLS-CANARY");
+      expect(existsSync(join(outside, "planted"))).toBe(false);
+    } finally {
+      rmSync(join(workspace, ".cache"));
+      rmSync(join(workspace, "bin"));
+    }
+  });
+
+  it("a temp dir swapped with a symlink while the profile is made never becomes the profile's temp dir", async () => {
+    const tmp = join(privateHome, "tmp");
+    profile();
+    const link = join(privateHome, "tmp-link");
+    symlinkSync(join(realHome, ".ssh"), link);
+    // Swaps the real temp dir and the link, back and forth, as fast as it can (renameat2 RENAME_EXCHANGE, by syscall number).
+    const renameat2 = { x64: 316, arm64: 276 }[process.arch as string];
+    if (renameat2 === undefined) throw new Error(`no renameat2 syscall number known for ${process.arch}`);
+    const flipper = spawn("perl", ["-e", `while (1) { syscall(${renameat2}, -100, $ARGV[0], -100, $ARGV[1], 2) }`, tmp, link], {
+      stdio: "ignore",
+    });
+    children.push(flipper);
+    let refused = 0;
+    const tmps = new Set<string>();
+    try {
+      for (let i = 0; i < 400; i++) {
+        try {
+          tmps.add(profile().tmp);
+        } catch {
+          refused++; // the symlink was there when privateDir looked
+        }
+      }
+    } finally {
+      flipper.kill("SIGKILL");
+      await once(flipper, "exit");
+      // Left either way round: the real temp dir goes back in place.
+      if (lstatSync(tmp).isSymbolicLink()) {
+        rmSync(tmp);
+        renameSync(link, tmp);
+      } else rmSync(link);
+    }
+    expect(refused).toBeGreaterThan(0);
+    expect([...tmps]).toEqual([tmp]);
+  });
 
   it("no rule names a path below one the process may write, where it could have put a symlink by the time a launcher opens it", () => {
     const tools = join(workspace, "node_modules", ".bin");

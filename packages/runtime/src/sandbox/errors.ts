@@ -1,4 +1,5 @@
 import { ErrorCode, ProtocolError, ToolFailure } from "@venom/proto";
+import { UnsafeHomeError } from "../home.js";
 
 /**
  * A launch refused because confinement is configured and cannot be enforced
@@ -9,14 +10,16 @@ export class SandboxUnavailableError extends ToolFailure {}
 
 /**
  * `launch()`, where a refusal must be a protocol error (a method such as
- * pane/new, a tool's precheck): a SandboxUnavailableError it throws becomes
- * an InternalError with the same reason, whole.
+ * pane/new, a tool's precheck): a SandboxUnavailableError or UnsafeHomeError
+ * it throws becomes an InternalError with the same reason, whole (both say
+ * only what Venom found in its own directories, never a secret).
  */
 export function refusedAsProtocolError<T>(launch: () => T): T {
   try {
     return launch();
   } catch (error) {
-    if (error instanceof SandboxUnavailableError) throw new ProtocolError(ErrorCode.InternalError, error.message);
+    if (error instanceof SandboxUnavailableError || error instanceof UnsafeHomeError)
+      throw new ProtocolError(ErrorCode.InternalError, error.message);
     throw error;
   }
 }

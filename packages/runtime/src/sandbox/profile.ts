@@ -3,8 +3,10 @@ import { homedir } from "node:os";
 import { basename, delimiter, dirname, isAbsolute, join } from "node:path";
 import { privateDir } from "../home.js";
 import { isWithin } from "../path-within.js";
+import { privateDirBeneath } from "../private-dir-beneath.js";
 import { SandboxUnavailableError } from "./errors.js";
 import type { SandboxProfile } from "./plan.js";
+import { resolveUnwritable } from "./resolve-unwritable.js";
 
 /** The system, read and executed by every confined process; the ones missing on this machine are left out. */
 const SYSTEM_DIRS = ["/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt"];
@@ -42,16 +44,20 @@ export interface SandboxSpec {
  */
 export function sandboxProfileFor(spec: SandboxSpec): SandboxProfile {
   const realHome = canonical(spec.realHome ?? homedir());
-  const writable = spec.writable.map((path) => {
+  privateDir(spec.home);
+  const home = realpathSync(spec.home);
+  // Not resolved: the process may write its home, so by the launch its tmp could be a symlink leading out.
+  const tmp = join(home, "tmp");
+  privateDirBeneath(home, "tmp");
+  // Paths resolved with no directory the process may write on the way (resolve-unwritable.ts): one beneath
+  // the workspace or the home is left out, as it adds no right and a confined process could have made it a symlink.
+  const writable = spec.writable.flatMap((path) => {
     if (!isAbsolute(path) || !existsSync(path)) {
       throw new SandboxUnavailableError(`sandbox.writable: ${JSON.stringify(path)} is not an existing absolute path`);
     }
-    return realpathSync(path);
+    return resolveUnwritable(path, [spec.workspace, home]) ?? [];
   });
-  const tmp = join(spec.home, "tmp");
-  privateDir(spec.home);
-  privateDir(tmp);
-  const exposed = recordsExposure(spec.records, [spec.workspace, ...writable, realpathSync(spec.home)]);
+  const exposed = recordsExposure(spec.records, [spec.workspace, ...writable, home]);
   if (exposed) throw new SandboxUnavailableError(`refused: ${exposed}`);
   const cwd = canonical(spec.cwd);
   if (![spec.workspace, ...writable].some((root) => isWithin(root, cwd))) {
@@ -61,8 +67,8 @@ export function sandboxProfileFor(spec: SandboxSpec): SandboxProfile {
   const node = nodeInstallDir();
   const pathDirs = (spec.path ?? "")
     .split(delimiter)
-    .filter((dir) => isAbsolute(dir) && existsSync(dir))
-    .map((dir) => realpathSync(dir))
+    .filter((dir) => isAbsolute(dir))
+    .flatMap((dir) => resolveUnwritable(dir, [spec.workspace, home, ...writable]) ?? [])
     .filter((dir) => !isWithin(realHome, dir) && !isWithin(dir, realHome));
   const tools = [...(isWithin(node, realHome) ? [] : [node]), ...pathDirs];
   return {
@@ -71,8 +77,8 @@ export function sandboxProfileFor(spec: SandboxSpec): SandboxProfile {
     writable: unique([spec.workspace, ...writable]),
     devices: DEVICES.filter(existsSync),
     network: spec.network,
-    home: realpathSync(spec.home),
-    tmp: realpathSync(tmp),
+    home,
+    tmp,
   };
 }
 
