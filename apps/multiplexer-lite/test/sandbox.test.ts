@@ -240,6 +240,30 @@ describe('panes under [sandbox] mode = "landlock" (docs/security-model.md, Confi
     }
   });
 
+  it("a confined pane cannot reach another terminal: it neither writes to nor reads the owner's pane by its /dev/pts path", async () => {
+    const mux = await startMux({ config: '[agents.boxed]\nexecutable = "/bin/true"\nsandbox = "landlock"\n' });
+    const client = await connect(mux);
+    try {
+      const screen = async (id: string) => (await client.request("pane/capture", { target: id, join: true })).text;
+      const owners = await client.request("pane/new", { argv: ["bash", "--norc", "--noprofile", "-c", "tty; sleep 300"] });
+      await expect.poll(() => screen(owners.id), { timeout: 30_000 }).toMatch(/\/dev\/pts\/\d+/);
+      const tty = (await screen(owners.id)).match(/\/dev\/pts\/\d+/)?.[0] as string;
+      const agent = await client.request("pane/new", {
+        argv: ["sh", "-c", `echo INJECTED > ${tty}; timeout 1 cat ${tty}; echo OWN-TERMINAL > /dev/tty; echo PROBED; sleep 300`],
+        envPolicy: "delegated",
+        agent: "boxed",
+      });
+      await expect.poll(() => screen(agent.id), { timeout: 30_000 }).toMatch(/PROBED/);
+      expect((await screen(agent.id)).match(/Permission denied/g)).toHaveLength(2);
+      expect(await screen(owners.id)).not.toContain("INJECTED");
+      // Its own terminal it keeps: the descriptors it was given, and /dev/tty.
+      expect(await screen(agent.id)).toContain("OWN-TERMINAL");
+    } finally {
+      client.close();
+      await mux.stop();
+    }
+  });
+
   it("a symlink a confined agent plants in its home is never followed by venom-mux: its next pane is refused naming it, nothing is made where it leads", async () => {
     const outside = tempDir("outside");
     mkdirSync(join(outside, "share"), { mode: 0o755 });

@@ -97,11 +97,14 @@ async function confined(run: { command: string } | { argv: string[] }, sandbox =
 }
 
 describe("a confined process (Landlock)", () => {
-  it("writes the workspace, its private home and temp dir, and nothing else: a write or removal outside is EACCES", async () => {
+  it("writes the workspace, its private home and temp dir, and nothing else: a write or removal outside is EACCES, and no device node is made", async () => {
     const result = await confined({
       command: `echo a > in-ws && echo b > "$HOME/in-home" && echo c > "$TMPDIR/in-tmp" && echo HOME=$HOME TMPDIR=$TMPDIR
-echo d > ${outside}/new; rm -f ${outside}/keep; mkdir ${outside}/dir; exit 0`,
+echo d > ${outside}/new; rm -f ${outside}/keep; mkdir ${outside}/dir; mknod loop b 7 0; mknod null c 1 3; exit 0`,
     });
+    // Not even root makes a device node in the workspace, to open a disk or terminal through it.
+    expect(existsSync(join(workspace, "loop"))).toBe(false);
+    expect(existsSync(join(workspace, "null"))).toBe(false);
     expect(result.output).toContain(`HOME=${privateHome} TMPDIR=${join(privateHome, "tmp")}`);
     expect(readFileSync(join(workspace, "in-ws"), "utf8")).toBe("a\n");
     expect(readFileSync(join(privateHome, "in-home"), "utf8")).toBe("b\n");

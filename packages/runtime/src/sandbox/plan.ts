@@ -80,13 +80,16 @@ export function planRuleset(profile: SandboxProfile, abi: number): RulesetPlan |
   const confinement = confinementFor(abi, profile.network);
   if ("refused" in confinement) return confinement;
   const { fs } = confinement.handled;
-  const { EXECUTE, READ_FILE, READ_DIR, WRITE_FILE, TRUNCATE, IOCTL_DEV } = LANDLOCK_FS;
+  const { EXECUTE, READ_FILE, READ_DIR, WRITE_FILE, TRUNCATE, IOCTL_DEV, MAKE_CHAR, MAKE_BLOCK } = LANDLOCK_FS;
   const device = (WRITE_FILE.bit | READ_FILE.bit | READ_DIR.bit | TRUNCATE.bit | IOCTL_DEV.bit) & fs;
+  // Every right but making device nodes: a process running as root could make one for a disk or a
+  // terminal in its workspace and open the device through it, where no rule lets it open the device.
+  const write = fs & ~(MAKE_CHAR.bit | MAKE_BLOCK.bit);
   const writable = [...profile.writable, profile.home, profile.tmp];
   const rules: PathRule[] = [
     ...profile.readExec.map((path) => ({ path, access: EXECUTE.bit | READ_FILE.bit | READ_DIR.bit })),
     ...profile.read.map((path) => ({ path, access: READ_FILE.bit | READ_DIR.bit })),
-    ...writable.map((path) => ({ path, access: fs })),
+    ...writable.map((path) => ({ path, access: write })),
     ...profile.devices.map((path) => ({ path, access: device })),
   ];
   // A launcher opens each rule's path again, following symlinks. A path below
