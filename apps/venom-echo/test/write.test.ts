@@ -137,6 +137,27 @@ describe("write (spec, Tool rules: contained, atomic, bounded)", () => {
     client.close();
   });
 
+  it("expectedSha256 on a file over tools.max_read_bytes is refused before it is read, naming both sizes; nothing is written", async () => {
+    const small = await startEcho({ config: "[tools]\nmax_read_bytes = 16\n" });
+    const client = await connect(small, approve);
+    try {
+      writeFileSync(join(small.workspace, "big.txt"), "x".repeat(17));
+      // Unbounded, the daemon read a file of any size whole to hash it: 6 GiB of memory for a 3 GiB file, every other client waiting.
+      const result = await client.callTool("write", { path: "big.txt", content: "y", expectedSha256: sha("x".repeat(17)) });
+      expect(result.status).toBe("failed");
+      expect(result.error?.message).toBe(
+        "big.txt: the file is 17 bytes, over the read limit of 16 (tools.max_read_bytes), so expectedSha256 cannot be checked; nothing was written",
+      );
+      expect(readFileSync(join(small.workspace, "big.txt"), "utf8")).toBe("x".repeat(17));
+      writeFileSync(join(small.workspace, "fits.txt"), "x".repeat(16));
+      const fits = await client.callTool("write", { path: "fits.txt", content: "y", expectedSha256: sha("x".repeat(16)) });
+      expect(fits.status).toBe("ok");
+    } finally {
+      client.close();
+      await small.stop();
+    }
+  });
+
   it("content over tools.max_write_bytes is refused and nothing is written", async () => {
     const small = await startEcho({ config: "[tools]\nmax_write_bytes = 16\n" });
     const client = await connect(small, approve);

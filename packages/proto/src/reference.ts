@@ -48,7 +48,7 @@ const TOOL_CONTRACTS: Record<keyof typeof ReferenceTools, { declares: string; do
       "capabilities `fs.write`; effect `mutating`, replay `unsafe` (`idempotent` with `expectedSha256`); risk `write` (asks under `on-risk`)",
     does: [
       "Creates or replaces a file inside the workspace atomically: a temp file in the destination directory, then a rename; missing parent directories are created inside the workspace. The same containment as `read`, for every directory it opens or creates.",
-      "With `expectedSha256`, a file whose sha256 differs (or a missing file) is not touched: the result is `failed`, and its error message names both the expected hash and the file's actual one (or says the file does not exist).",
+      "With `expectedSha256`, a file whose sha256 differs (or a missing file) is not touched: the result is `failed`, and its error message names both the expected hash and the file's actual one (or says the file does not exist). A file over `tools.max_read_bytes` (of which `read` returns no hash) is refused the same way, before it is read, naming its size and the limit.",
       "Content over `tools.max_write_bytes` is refused.",
       'With `encoding: "base64"`, `content` must be base64 as RFC 4648 writes it, padded; anything else is -32602 naming `arguments.content`, before anyone is asked, and nothing is written (`write.test.ts` › "base64 content is written decoded…").',
     ],

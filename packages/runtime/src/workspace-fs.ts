@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { closeSync, constants, fstatSync, fsyncSync, openSync, readlinkSync, readSync, writeSync } from "node:fs";
 import { mkdirAt, NativeError, O_DIRECTORY, O_PATH, openBeneath, renameAt, unlinkAt } from "@venom/native";
 import { sha256Hex, ToolFailure } from "@venom/proto";
@@ -214,7 +214,11 @@ export class WorkspaceFs {
    * never a mix. `expectedSha256` detects stale content observed before the
    * write; it does not lock out a concurrent external writer.
    */
-  writeFile(path: string, content: Buffer, options: { expectedSha256?: string | undefined; maxBytes: number }): WriteResult {
+  writeFile(
+    path: string,
+    content: Buffer,
+    options: { expectedSha256?: string | undefined; maxBytes: number; maxHashBytes: number },
+  ): WriteResult {
     if (content.length > options.maxBytes) {
       throw new ToolFailure(`content is ${content.length} bytes, over the write limit of ${options.maxBytes} (tools.max_write_bytes)`);
     }
@@ -223,7 +227,7 @@ export class WorkspaceFs {
     const name = rel.slice(slash + 1);
     const dirFd = this.#directory(slash === -1 ? "" : rel.slice(0, slash));
     try {
-      const existing = this.#existing(dirFd, rel, name, options.expectedSha256 !== undefined);
+      const existing = this.#existing(dirFd, rel, name, options.expectedSha256 === undefined ? undefined : options.maxHashBytes);
       if (options.expectedSha256 !== undefined) {
         const expected = options.expectedSha256.toLowerCase();
         if (!existing) throw new ToolFailure(`${rel}: expected sha256 ${expected} but the file does not exist; nothing was written`);
@@ -298,8 +302,12 @@ export class WorkspaceFs {
     }
   }
 
-  /** The file being replaced, if any: its mode, and its hash when one is expected. */
-  #existing(dirFd: number, rel: string, name: string, hash: boolean): { sha256?: string; mode: number } | null {
+  /**
+   * The file being replaced, if any: its mode, and its hash when one is
+   * expected, of a file of at most `hashUpTo` bytes (hashed in pieces: the
+   * file is never held whole, and a huge one is refused before it is read).
+   */
+  #existing(dirFd: number, rel: string, name: string, hashUpTo: number | undefined): { sha256?: string; mode: number } | null {
     let fd: number;
     try {
       fd = openBeneath(dirFd, name, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
@@ -311,11 +319,19 @@ export class WorkspaceFs {
     try {
       const stat = fstatSync(fd);
       if (!stat.isFile()) throw new ToolFailure(`${rel}: exists and is not a regular file`);
-      if (!hash) return { mode: stat.mode & 0o7777 };
-      const chunks: Buffer[] = [];
+      if (hashUpTo === undefined) return { mode: stat.mode & 0o7777 };
+      if (stat.size > hashUpTo) {
+        throw new ToolFailure(
+          `${rel}: the file is ${stat.size} bytes, over the read limit of ${hashUpTo} (tools.max_read_bytes), so expectedSha256 cannot be checked; nothing was written`,
+        );
+      }
+      const hash = createHash("sha256");
       const buffer = Buffer.alloc(64 * 1024);
-      for (let n = readSync(fd, buffer); n > 0; n = readSync(fd, buffer)) chunks.push(Buffer.from(buffer.subarray(0, n)));
-      return { sha256: sha256Hex(Buffer.concat(chunks)), mode: stat.mode & 0o7777 };
+      // A file that grows while it is hashed is read no further than the limit.
+      for (let seen = 0, n = readSync(fd, buffer); n > 0 && seen <= hashUpTo; seen += n, n = readSync(fd, buffer)) {
+        hash.update(buffer.subarray(0, n));
+      }
+      return { sha256: hash.digest("hex"), mode: stat.mode & 0o7777 };
     } finally {
       closeSync(fd);
     }

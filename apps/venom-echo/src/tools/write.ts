@@ -24,6 +24,8 @@ export const writeTool = defineTool<WriteInput, EchoContext>({
     const result = call.context.workspace.writeFile(input.path, content, {
       expectedSha256: input.expectedSha256,
       maxBytes: call.context.config.tools.max_write_bytes,
+      // read returns a file's sha256 only when it returned all of it: no larger file has a hash to expect.
+      maxHashBytes: call.context.config.tools.max_read_bytes,
     });
     return {
       content: `${result.created ? "created" : "replaced"} ${input.path} (${result.bytes} bytes)${result.durable ? "" : "; committed but not confirmed durable (fsync failed)"}`,
