@@ -180,6 +180,30 @@ describe("venom-orch CLI", () => {
     await expect.poll(() => cli(orch, ["jobs"]).stdout, { timeout: 30_000 }).toMatch(/demo-1 cancelled/);
   });
 
+  it("attach JOB ends when the job does, saying how it ended, rather than moving on to another job's pane", async () => {
+    const stack = await startStack();
+    const orch = { env: stack.orch.env, bin: stack.orch.bin };
+    expect(cli(orch, ["run", "demo", "hold the-other-job", "--yes", "--background"]).code).toBe(0);
+    expect(cli(orch, ["run", "demo", "hold the-watched-job", "--yes", "--background"]).code).toBe(0);
+    await expect.poll(() => cli(orch, ["jobs"]).stdout, { timeout: 30_000 }).toMatch(/demo-2 running/);
+    const session = `orch-attach-end-${process.pid}`;
+    const tmux = (...args: string[]) => spawnSync("tmux", args, { encoding: "utf8" });
+    const env = Object.entries({ VENOM_HOME: stack.home, HOME: stack.userHome }).flatMap(([k, v]) => ["-e", `${k}=${v}`]);
+    const shell = `${process.execPath} ${ORCH_BIN} attach demo-2; echo ATTACH-EXIT=$?; sleep 60`;
+    tmux("new-session", "-d", "-s", session, "-x", "120", "-y", "30", ...env, "sh", "-c", shell);
+    const screen = () => tmux("capture-pane", "-p", "-t", session).stdout;
+    try {
+      await expect.poll(screen, { timeout: 20_000 }).toMatch(/the-watched-job/);
+      expect(cli(orch, ["cancel", "demo-2", "--yes"]).code).toBe(0);
+      await expect.poll(screen, { timeout: 20_000 }).toMatch(/ATTACH-EXIT=0/);
+      expect(screen()).toMatch(/venom-orch: demo-2 ended: cancelled/);
+      expect(screen()).not.toMatch(/the-other-job/);
+    } finally {
+      tmux("kill-session", "-t", session);
+    }
+    expect(cli(orch, ["cancel", "demo-1", "--yes"]).code).toBe(0);
+  });
+
   it("agents status shows the private home and whether a key is stored, never the key", async () => {
     const stack = await startStack();
     const orch = { env: stack.orch.env, bin: stack.orch.bin };

@@ -38,9 +38,9 @@ export async function attachTo(
   app: CliApp,
   home: VenomHome,
   target: string | undefined,
-  options: { made?: boolean } = {},
+  options: { made?: boolean; exitWithPane?: boolean } = {},
 ): Promise<number> {
-  const settings = await clientSettings(app, home);
+  const settings = { ...(await clientSettings(app, home)), exitWithPane: options.exitWithPane === true };
   if (!OuterTerminal.available()) {
     process.stderr.write(
       `${app.program} attach: needs a terminal (stdin and stdout must be a TTY); from a script use ${app.program} send and ${app.program} capture\n`,

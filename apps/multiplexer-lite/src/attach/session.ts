@@ -49,6 +49,8 @@ export class AttachSession implements CommandHost {
   #client: VenomClient | undefined;
   #pane: PaneInfo | undefined;
   #lastPane: string | undefined;
+  /** When the pane shown is gone, end here rather than move to another (venom-orch's attach to one job). */
+  readonly #exitWithPane: boolean;
   /** The attachment this client holds on the server. */
   #attachment: string | undefined;
   /** Whether that attachment's output is drawn (not while a switch or a redraw is on its way). */
@@ -82,8 +84,9 @@ export class AttachSession implements CommandHost {
     readonly app: CliApp,
     private readonly home: VenomHome,
     private readonly terminal: OuterTerminal,
-    settings: { prefix: string; status: boolean },
+    settings: { prefix: string; status: boolean; exitWithPane?: boolean },
   ) {
+    this.#exitWithPane = settings.exitWithPane === true;
     this.#reader = new PrefixReader(settings.prefix);
     this.#status = settings.status;
     this.#display = new PaneDisplay(terminal, () => this.#live && !this.#overlay, settings.status ? this.#statusBar() : undefined);
@@ -284,11 +287,14 @@ export class AttachSession implements CommandHost {
     await this.leave(pane);
   }
 
-  /** The current pane is gone: go to the last pane, else the next one; with none running, detach with [exited] (tmux). */
+  /**
+   * The current pane is gone: go to the last pane, else the next one; with
+   * none running, or under --exit-with-pane, detach with [exited] (tmux).
+   */
   async leave(gone: PaneInfo): Promise<void> {
     this.#live = false;
     for (let attempt = 0; attempt < 3; attempt++) {
-      const running = (await this.#running()).filter((p) => p.id !== gone.id);
+      const running = this.#exitWithPane ? [] : (await this.#running()).filter((p) => p.id !== gone.id);
       const next = running.find((p) => p.id === this.#lastPane) ?? running.find((p) => p.index > gone.index) ?? running[0];
       if (!next) {
         this.#finish({ code: 0, message: "[exited]", stream: "stdout" });
