@@ -30,7 +30,15 @@ describe("bounded connections, fair service", () => {
          for (let i = 0; i < 200; i++) {
            const s = net.createConnection(${JSON.stringify(daemon.socket)});
            s.on("connect", () => s.write(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "hello", params: { protocol: ${JSON.stringify(PROTOCOL)}, client: { name: "hog", version: "0" } } }) + "\\n"));
-           s.once("data", () => { if (++open % 10 === 0) process.stdout.write("open " + open + "\\n"); });
+           s.once("data", (d) => {
+             const answer = JSON.parse(d.toString().split("\\n")[0]);
+             if (answer.id === null) {
+               // Refused at the limit: said once, then the connection ends.
+               if (!process.refused) process.stdout.write("refused " + JSON.stringify(answer.error) + "\\n");
+               process.refused = true;
+               s.on("end", () => { if (!process.closed) process.stdout.write("closed after refusal\\n"); process.closed = true; });
+             } else if (++open % 10 === 0) process.stdout.write("open " + open + "\\n");
+           });
            s.on("error", () => {});
          }
          setInterval(() => {}, 1000);`,
@@ -44,6 +52,9 @@ describe("bounded connections, fair service", () => {
     try {
       // The hog has every slot it can get (the rest were answered busy).
       await expect.poll(() => heard, { timeout: 30_000 }).toMatch(/open 120/);
+      // Past the limit a connection is answered busy (-32006, id null) and closed (docs/protocol.md, error codes).
+      await expect.poll(() => heard, { timeout: 30_000 }).toMatch(/closed after refusal/);
+      expect(heard).toContain('refused {"code":-32006,"message":"busy: at most 128 connections"}');
       const status = cli(daemon, ["status", "--json"]);
       expect(status.code, status.stderr).toBe(0);
       expect(JSON.parse(status.stdout).principal.kind).toBe("owner");
