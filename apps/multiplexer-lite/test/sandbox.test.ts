@@ -264,6 +264,38 @@ describe('panes under [sandbox] mode = "landlock" (docs/security-model.md, Confi
     }
   });
 
+  it("the approval a delegate's new pane asks for shows the command's tail and quotes its directory", async () => {
+    const mux = await startMux();
+    writeFileSync(join(mux.workspace, "ask.cjs"), ASK);
+    const asked: string[] = [];
+    const owner = await connect(mux, {
+      gate: async (request) => {
+        asked.push(request.summary);
+        return "deny";
+      },
+    });
+    try {
+      // Padding that pushed the rest of the command past the shown length, and a directory whose name draws a line of its own.
+      const argv = ["sh", "-c", `make test${" ".repeat(1200)}; touch HIDDEN-TAIL`];
+      const cwd = join(mux.workspace, "d\nnew pane harmless: make test");
+      mkdirSync(cwd);
+      const params = { name: "x", argv, cwd };
+      const ask = `${process.execPath} ask.cjs ${mux.socket} pane/new '${JSON.stringify(params)}'`;
+      const agent = await owner.request("pane/new", { argv: ["sh", "-c", `${ask}; echo AGENT-DONE; sleep 300`], envPolicy: "delegated" });
+      const screen = async () => (await owner.request("pane/capture", { target: agent.id, join: true })).text;
+      await expect.poll(screen, { timeout: 30_000 }).toMatch(/AGENT-DONE/);
+      expect(await screen()).toMatch(/ANSWER "refused/);
+      expect(asked).toHaveLength(1);
+      expect(asked[0]).toMatch(
+        /^new pane x: "sh" "-c" "make test .*characters cut.*; touch HIDDEN-TAIL" in ".*\/d\\nnew pane harmless: make test"$/,
+      );
+      expect(existsSync(join(mux.workspace, "HIDDEN-TAIL"))).toBe(false);
+    } finally {
+      owner.close();
+      await mux.stop();
+    }
+  });
+
   it("a symlink a confined agent plants in its home is never followed by venom-mux: its next pane is refused naming it, nothing is made where it leads", async () => {
     const outside = tempDir("outside");
     mkdirSync(join(outside, "share"), { mode: 0o755 });

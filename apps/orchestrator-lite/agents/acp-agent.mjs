@@ -10,6 +10,7 @@
 //   onlyalways           a permission request offering allow_always and reject_once only
 //   ask-client METHOD    an agent-to-client request (fs/read_text_file, terminal/create, elicitation/create, x/unknown)
 //   hold                 a permission request, then wait for the answer however long it takes
+//   together KIND…       a tool call of each KIND, and a permission request for each, all at once
 //   oversized            one stdout line over 1 MiB
 //   flood MIB            MIB mebibytes of message chunks
 //   stubborn             start a grandchild that ignores HUP and TERM
@@ -113,6 +114,11 @@ async function scenario(client, sessionId, line, say) {
       } catch (error) {
         return say(`ask-client ${rest[0]}: error ${error.code} ${error.message}`);
       }
+    }
+    case "together": {
+      const ids = await Promise.all(rest.map((kind) => toolCall(kind, `${kind} together`)));
+      const answers = await Promise.all(ids.map((id, i) => ask({ toolCallId: id, kind: rest[i], title: `${rest[i]} together` })));
+      return say(`together: ${rest.map((kind, i) => `${kind} ${answers[i]}`).join(", ")}`);
     }
     case "hold": {
       const id = await toolCall("execute", "execute hold");

@@ -1,16 +1,14 @@
 import { existsSync, readFileSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import type { ApprovalRequest } from "@venom/proto";
 import { cleanupAll, cli, ORCH_BIN } from "@venom/testkit";
 import { alive, rssKiB } from "@venom/testkit/proc";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Stack, startStack } from "./stack.js";
+import { ACP_AGENT, type Stack, startStack } from "./stack.js";
 
 afterAll(cleanupAll);
 
 /** The shipped fake ACP agent: acts out the scenario its prompt names. */
-const ACP_AGENT = fileURLToPath(new URL("../agents/acp-agent.mjs", import.meta.url));
 const ACP_CONFIG = `[agents.fake]\nexecutable = "${ACP_AGENT}"\nacp = true\n`;
 
 /** Approve everything but the tools named. */

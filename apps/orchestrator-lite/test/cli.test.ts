@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { isGone, processStat } from "@venom/runtime";
 import { cleanupAll, cli, MUX_BIN, ORCH_BIN, startOrch, tempDir } from "@venom/testkit";
 import { afterAll, describe, expect, it } from "vitest";
-import { DEMO_AGENT, startStack } from "./stack.js";
+import { ACP_AGENT, DEMO_AGENT, startStack } from "./stack.js";
 
 afterAll(cleanupAll);
 
@@ -202,6 +202,35 @@ describe("venom-orch CLI", () => {
       tmux("kill-session", "-t", session);
     }
     expect(cli(orch, ["cancel", "demo-1", "--yes"]).code).toBe(0);
+  });
+
+  it("approvals asked together on the terminal come one at a time: one y answers only the request shown", async () => {
+    const stack = await startStack({ config: `[agents.fake]\nexecutable = "${ACP_AGENT}"\nacp = true\n` });
+    const session = `orch-gate-${process.pid}`;
+    const tmux = (...args: string[]) => spawnSync("tmux", args, { encoding: "utf8" });
+    const env = Object.entries({ VENOM_HOME: stack.home, HOME: stack.userHome }).flatMap(([k, v]) => ["-e", `${k}=${v}`]);
+    const shell = `cd ${stack.workspace} && ${process.execPath} ${ORCH_BIN} run fake 'together execute edit'; echo RUN-EXIT=$?; sleep 60`;
+    tmux("new-session", "-d", "-s", session, "-x", "160", "-y", "50", ...env, "sh", "-c", shell);
+    const screen = () => tmux("capture-pane", "-p", "-J", "-S", "-", "-t", session).stdout;
+    const asked = () => screen().match(/Allow this call/g)?.length ?? 0;
+    try {
+      await expect.poll(asked, { timeout: 30_000 }).toBe(1);
+      tmux("send-keys", "-t", session, "y", "Enter"); // the launch
+      await expect.poll(asked, { timeout: 30_000 }).toBe(2);
+      tmux("send-keys", "-t", session, "y", "Enter"); // the first of the agent's two requests: only it
+      await expect.poll(asked, { timeout: 30_000 }).toBe(3);
+      tmux("send-keys", "-t", session, "n", "Enter"); // the second
+      await expect.poll(screen, { timeout: 30_000 }).toMatch(/RUN-EXIT=/);
+      const answered = screen().match(/together: (\w+) selected (\w+), (\w+) selected (\w+)/);
+      expect(
+        answered
+          ?.slice(1)
+          .filter((kind) => kind.endsWith("_once"))
+          .sort(),
+      ).toEqual(["allow_once", "reject_once"]);
+    } finally {
+      tmux("kill-session", "-t", session);
+    }
   });
 
   it("agents status shows the private home and whether a key is stored, never the key", async () => {

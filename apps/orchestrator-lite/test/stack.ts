@@ -7,6 +7,7 @@ import { startEcho, startMux, startOrch, type TestDaemon, tempDir } from "@venom
 
 /** The shipped demo agent: records its argv, cwd and environment, then acts on its prompt. */
 export const DEMO_AGENT = fileURLToPath(new URL("../agents/demo-agent.mjs", import.meta.url));
+export const ACP_AGENT = fileURLToPath(new URL("../agents/acp-agent.mjs", import.meta.url));
 
 export interface Stack {
   home: string;

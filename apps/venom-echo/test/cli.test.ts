@@ -160,7 +160,7 @@ describe("venom-echo CLI", () => {
     tmux("new-session", "-d", "-s", session, "-x", "160", "-y", "40", "sh");
     try {
       tmux("send-keys", "-t", session, command("yes"), "Enter");
-      await waitFor(/Allow this call\? \[y\/N\]/);
+      await waitFor(/Allow this call \(read\)\? \[y\/N\]/);
       expect(screen()).toMatch(/approval needed \[echo\] read \(secret-read\)\s+read \.env/);
       tmux("send-keys", "-t", session, "y", "Enter");
       await waitFor(/exit=0/);
@@ -168,7 +168,7 @@ describe("venom-echo CLI", () => {
 
       tmux("send-keys", "-t", session, "clear", "Enter");
       tmux("send-keys", "-t", session, command("no"), "Enter");
-      await waitFor(/Allow this call\? \[y\/N\]/);
+      await waitFor(/Allow this call \(read\)\? \[y\/N\]/);
       tmux("send-keys", "-t", session, "n", "Enter");
       await waitFor(/exit=1/);
       expect(screen()).toMatch(/denied: the approval for read was refused/);

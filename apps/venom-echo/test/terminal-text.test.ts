@@ -43,7 +43,7 @@ describe("text an agent or a repository controls never reaches a terminal raw", 
     tmux("new-session", "-d", "-s", session, "-x", "200", "-y", "50", "sh");
     try {
       tmux("send-keys", "-t", session, `env VENOM_HOME=${daemon.home} ${process.execPath} ${ECHO_BIN} call run "$(cat ${args})"`, "Enter");
-      await expect.poll(() => tmux("capture-pane", "-p", "-J", "-t", session), { timeout: 30_000 }).toMatch(/Allow this call\?/);
+      await expect.poll(() => tmux("capture-pane", "-p", "-J", "-t", session), { timeout: 30_000 }).toMatch(/Allow this call \(run\)\?/);
       const screen = tmux("capture-pane", "-p", "-J", "-t", session);
       expect(screen).toContain("; touch X");
       expect(screen).toContain("\\u001b]2;PWNED-TITLE");

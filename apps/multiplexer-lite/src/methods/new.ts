@@ -1,4 +1,4 @@
-import { askApproval, ErrorCode, ProtocolError } from "@venom/proto";
+import { askApproval, cutMiddle, ErrorCode, ProtocolError } from "@venom/proto";
 import { type ConnectionSession, requireKnownConfinement, requireProjectConfig } from "@venom/runtime";
 import type { MuxContext } from "../context.js";
 import type { Pane } from "../pane.js";
@@ -54,7 +54,12 @@ async function approveNewPane(params: PaneParams<"pane/new">, session: Connectio
   const request = {
     callId: `pane-new-${Date.now()}`,
     tool: "pane/new",
-    summary: `new pane${params.name ? ` ${params.name}` : ""}: ${argv}${params.cwd ? ` in ${params.cwd}` : ""}`.slice(0, 1024),
+    // Every value the caller chose quoted (a directory's name can hold a newline that imitates a prompt; a pane's name cannot),
+    // and cut in the middle: the tail of a command is what it does last.
+    summary: cutMiddle(
+      `new pane${params.name ? ` ${params.name}` : ""}: ${argv}${params.cwd ? ` in ${JSON.stringify(params.cwd)}` : ""}`,
+      1024,
+    ),
     risk: "process" as const,
     label: session.state.label,
   };

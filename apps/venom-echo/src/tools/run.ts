@@ -25,7 +25,7 @@ export const runTool = defineTool<RunInput, EchoContext>({
   effect: "mutating",
   replay: "unsafe",
   summarize: (input) =>
-    `${input.command !== undefined ? `bash -lc ${JSON.stringify(input.command)}` : JSON.stringify(input.argv)}${input.cwd ? ` in ${input.cwd}` : ""}`,
+    `${input.command !== undefined ? `bash -lc ${JSON.stringify(input.command)}` : JSON.stringify(input.argv)}${input.cwd ? ` in ${JSON.stringify(input.cwd)}` : ""}`,
   // Too deep is refused before approval is asked and before anything starts (-32004, as panes and agents are).
   precheck: (_input, { session }) => {
     const depth = session.principal.depth + 1;

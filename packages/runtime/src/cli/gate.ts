@@ -2,28 +2,48 @@ import { isatty } from "node:tty";
 import { type ApprovalRequest, cutMiddle, terminalLine, terminalSafe } from "@venom/proto";
 
 const MAX_SUMMARY_SHOWN = 1024;
+/** Lines of a summary shown: a longer one keeps its head and its tail, so the question stays next to what it asks. */
+const MAX_SUMMARY_LINES = 12;
 
 /**
  * Ask on the terminal, y/N, with the exact tool name and the server's summary.
  * Without a terminal there is nobody to ask, so no gate is declared and the
  * server denies every approval (spec, "Approval behavior").
+ *
+ * One question at a time: requests that arrive together (an agent's calls in
+ * parallel, several jobs) wait their turn, so each answer typed answers the
+ * request shown above it and no other. Read at once, one "y" answered them all.
  */
 export function terminalGate(program: string): ((request: ApprovalRequest) => Promise<"approve" | "deny">) | undefined {
   // isatty, not process.stdin.isTTY: reading process.stdin builds a stream for it, which every command would pay for.
   if (!isatty(0) || !isatty(2)) return undefined;
-  return async (request) => {
-    // Everything shown comes from the server and, through it, from an agent: escaped, and the summary cut in the middle.
-    const summary = cutMiddle(terminalSafe(request.summary), MAX_SUMMARY_SHOWN).replace(/\n/g, "\n  ");
-    const head = [request.label, request.tool, `(${request.risk})`].map((part) => terminalLine(part, 128)).join(" ");
-    process.stderr.write(`${program}: approval needed ${head}\n  ${summary}\n`);
-    // Loaded only when a person is asked: readline is not worth the start time of every command.
-    const { createInterface } = await import("node:readline/promises");
-    const rl = createInterface({ input: process.stdin, output: process.stderr });
-    try {
-      const answer = await rl.question("Allow this call? [y/N] ");
-      return /^y(es)?$/i.test(answer.trim()) ? "approve" : "deny";
-    } finally {
-      rl.close();
-    }
+  let turn: Promise<unknown> = Promise.resolve();
+  return (request) => {
+    const asked = turn.then(() => ask(program, request));
+    turn = asked.catch(() => undefined);
+    return asked;
   };
+}
+
+async function ask(program: string, request: ApprovalRequest): Promise<"approve" | "deny"> {
+  // Everything shown comes from the server and, through it, from an agent: escaped, and the summary cut in the middle.
+  const head = [request.label, request.tool, `(${request.risk})`].map((part) => terminalLine(part, 128)).join(" ");
+  process.stderr.write(`${program}: approval needed ${head}\n  ${shownSummary(request.summary).replace(/\n/g, "\n  ")}\n`);
+  // Loaded only when a person is asked: readline is not worth the start time of every command.
+  const { createInterface } = await import("node:readline/promises");
+  const rl = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    // The tool is named again beside the question: lines of a summary can imitate a header, never this line.
+    const answer = await rl.question(`Allow this call (${terminalLine(request.tool, 64)})? [y/N] `);
+    return /^y(es)?$/i.test(answer.trim()) ? "approve" : "deny";
+  } finally {
+    rl.close();
+  }
+}
+
+function shownSummary(summary: string): string {
+  const lines = cutMiddle(terminalSafe(summary), MAX_SUMMARY_SHOWN).split("\n");
+  if (lines.length <= MAX_SUMMARY_LINES) return lines.join("\n");
+  const half = MAX_SUMMARY_LINES / 2;
+  return [...lines.slice(0, half), `…[${lines.length - MAX_SUMMARY_LINES} lines cut]…`, ...lines.slice(-half)].join("\n");
 }
