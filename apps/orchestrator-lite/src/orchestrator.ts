@@ -271,7 +271,8 @@ export class Orchestrator {
       signal,
       ask: async (approval) => (await this.#relay(live, approval)) === "approve",
       refused: () => this.#update(live, { refusedRequests: live.record.refusedRequests + 1 }),
-      progress: (line) => this.#update(live, {}, line),
+      // Not #update: a progress line changes nothing on file.
+      progress: (line) => this.#notify(live, line),
     });
     let outcome: Awaited<typeof turn> | PaneInfo;
     try {

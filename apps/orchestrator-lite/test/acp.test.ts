@@ -46,6 +46,35 @@ describe("venom-orch: ACP agents (a client that grants nothing)", () => {
     client.close();
   });
 
+  it("an agent's flood of permission requests asks the person at most 16 at once; the rest are rejected without asking", async () => {
+    // The person takes a while to answer: every request the agent sends at once is waiting.
+    const { client, asked } = await stack.person(() => new Promise((resolve) => setTimeout(() => resolve("approve"), 1500)));
+    const result = await client.callTool("agent", { agent: "fake", prompt: `together${" execute".repeat(20)}` });
+    expect(result.status).toBe("ok");
+    expect(asked.filter((a) => a.tool === "acp execute")).toHaveLength(16);
+    expect(result.content.match(/selected allow_once/g)).toHaveLength(16);
+    expect(result.content.match(/selected reject_once/g)).toHaveLength(4);
+    client.close();
+  });
+
+  it("an agent's flood of tool calls reaches the person as at most 20 progress lines a second, the rest counted", async () => {
+    const lines: string[] = [];
+    const onEvent = (method: string, params: unknown) => {
+      const detail = (params as { detail?: string }).detail;
+      if (method === "event/agent" && /tool read|tool calls not shown/.test(detail ?? "")) lines.push(detail as string);
+    };
+    const { client } = await stack.person(undefined, { onEvent });
+    const started = Date.now();
+    const result = await client.callTool("agent", { agent: "fake", prompt: "toolflood 3000" });
+    const seconds = Math.ceil((Date.now() - started) / 1000);
+    expect(result.content).toContain("toolflood: 3000 sent");
+    expect(lines.length).toBeGreaterThan(0);
+    expect(lines.length).toBeLessThanOrEqual(20 * (seconds + 1) + 1);
+    // Throttled (test/throttle.test.ts says how): far fewer lines than calls, and what was not shown said so.
+    expect(lines.some((line) => /^\(\d+ more tool calls not shown\)/.test(line))).toBe(true);
+    client.close();
+  });
+
   it("an agent that exits in the middle of its turn fails with its exit code, not only a closed connection", async () => {
     const { client } = await stack.person();
     for (const code of [7, 3]) {

@@ -22,7 +22,10 @@ export interface Stack {
   /** What each run of the fake ACP agent replied, oldest first. */
   replies(agent: string): string[];
   /** A session of the person: their gate answers approvals and records what it was asked. */
-  person(answer?: (request: ApprovalRequest) => "approve" | "deny", options?: Partial<ClientOptions>): Promise<Person>;
+  person(
+    answer?: (request: ApprovalRequest) => "approve" | "deny" | Promise<"approve" | "deny">,
+    options?: Partial<ClientOptions>,
+  ): Promise<Person>;
 }
 
 export interface AgentRun {

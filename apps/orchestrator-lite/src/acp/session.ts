@@ -2,6 +2,7 @@ import * as acp from "@agentclientprotocol/sdk";
 import { type ApprovalRequest, terminalLine } from "@venom/proto";
 import { type Answer, respond, riskOf } from "./permission.js";
 import { redactSecrets } from "./redact.js";
+import { throttled } from "./throttle.js";
 
 /** What one ACP run needs from the job that hosts it. */
 export interface AcpRun {
@@ -34,8 +35,18 @@ export interface AcpOutcome {
 
 /** The agent's reply kept, at most. */
 const MESSAGE_LIMIT = 16 * 1024;
-/** Tool kinds remembered by toolCallId, at most (oldest forgotten first). */
+/** Tool kinds remembered by toolCallId, at most (oldest forgotten first), and the longest id remembered. */
 const KINDS_LIMIT = 1024;
+const TOOL_CALL_ID_LIMIT = 256;
+/**
+ * Permission requests waiting for the person at once, at most: one more is
+ * rejected without asking. Each holds its request, and a person is asked one
+ * at a time anyway; an agent that sent thousands held gigabytes in venom-orch.
+ */
+const PENDING_LIMIT = 16;
+/** Progress lines sent on in a second, at most: the rest are counted into the next one sent. */
+const PROGRESS_PER_SECOND = 20;
+
 /** After session/cancel, how long the agent has to end its turn before its pane is stopped. */
 const CANCEL_GRACE_MS = 2_000;
 
@@ -76,10 +87,13 @@ export async function runAcp(run: AcpRun): Promise<AcpOutcome> {
   const connection = app.connect(acp.ndJsonStream(run.stdio.writable, run.stdio.readable, { maxMessageBytes: run.maxMessageBytes }));
   const agent = connection.agent;
 
+  const progress = throttled(run.progress, PROGRESS_PER_SECOND);
+
   function update(change: acp.SessionUpdate): void {
     if (change.sessionUpdate === "tool_call" || change.sessionUpdate === "tool_call_update") {
-      if (change.kind) remember(change.toolCallId, change.kind);
-      if (change.sessionUpdate === "tool_call") run.progress(toolLine(change.kind ?? null, change.title ?? null));
+      // A longer id is not remembered: each was kept whole, and 1024 ids of a frame's size are a gigabyte.
+      if (change.kind && change.toolCallId.length <= TOOL_CALL_ID_LIMIT) remember(change.toolCallId, change.kind);
+      if (change.sessionUpdate === "tool_call") progress.line(toolLine(change.kind ?? null, change.title ?? null));
     } else if (change.sessionUpdate === "agent_message_chunk" && change.content.type === "text") {
       message = (message + change.content.text).slice(-MESSAGE_LIMIT);
     }
@@ -96,25 +110,27 @@ export async function runAcp(run: AcpRun): Promise<AcpOutcome> {
     const kind = toolCall.kind ?? kinds.get(toolCall.toolCallId) ?? null;
     const answer = run.signal.aborted
       ? "cancelled"
-      : await new Promise<Answer>((settle) => {
-          const resolve = (answer: Answer) => {
-            pending.delete(resolve);
-            settle(answer);
-          };
-          pending.add(resolve);
-          run
-            .ask({
-              callId: `acp-${toolCall.toolCallId}`.slice(0, 128),
-              tool: `acp ${kind ?? "(no kind)"}`,
-              summary: permissionSummary(kind, toolCall),
-              risk: riskOf(kind, toolCall),
-              label: `[${run.name} acp]`,
-            })
-            .then(
-              (allowed) => resolve(allowed ? "approve" : "deny"),
-              () => resolve("deny"),
-            );
-        });
+      : pending.size >= PENDING_LIMIT
+        ? "deny"
+        : await new Promise<Answer>((settle) => {
+            const resolve = (answer: Answer) => {
+              pending.delete(resolve);
+              settle(answer);
+            };
+            pending.add(resolve);
+            run
+              .ask({
+                callId: `acp-${toolCall.toolCallId}`.slice(0, 128),
+                tool: `acp ${kind ?? "(no kind)"}`,
+                summary: permissionSummary(kind, toolCall),
+                risk: riskOf(kind, toolCall),
+                label: `[${run.name} acp]`,
+              })
+              .then(
+                (allowed) => resolve(allowed ? "approve" : "deny"),
+                () => resolve("deny"),
+              );
+          });
     const { response, cancelTurn } = respond(answer, params.options);
     if (cancelTurn) {
       note = `${answer === "approve" ? "approved, but the agent offered no allow_once option" : "denied, and the agent offered no reject_once option"}: its turn was cancelled`;
@@ -153,6 +169,7 @@ export async function runAcp(run: AcpRun): Promise<AcpOutcome> {
     }
     throw error;
   } finally {
+    progress.flush();
     run.signal.removeEventListener("abort", onStop);
     connection.close();
   }
