@@ -49,6 +49,11 @@ export interface LaunchRequest {
   /** Values of the adapter's env_pass from venom-orch's own environment. */
   env: Record<string, string>;
   launcher: Launcher;
+  /**
+   * What venom-orch's configuration says of confinement (sandboxNotices): venom-mux, which
+   * confines the agent's pane by its own configuration, must say the same in its hello.
+   */
+  confinement: readonly string[];
   /** Set when the agent speaks ACP: the prompt goes over the protocol in a pipe pane, not in argv. */
   acp?: { prompt: string; maxMessageBytes: number };
 }
@@ -200,6 +205,13 @@ export class Orchestrator {
         onEvent: (method, params) => stdio?.onEvent(method, params),
       });
       signal.throwIfAborted();
+      // venom-mux read config.toml when it started; a change since (an agent's sandbox turned on) is not yet its own.
+      const unsaid = request.confinement.filter((notice) => !client?.hello.notices.includes(notice));
+      if (unsaid.length > 0) {
+        throw new Error(
+          "refused: venom-mux does not confine as venom-orch's configuration says: it runs with the configuration it read when it started, before config.toml changed; restart it (venom-mux restart) and run again; nothing was started",
+        );
+      }
       pane = await client.request("pane/new", {
         argv: request.argv,
         cwd: request.cwd,

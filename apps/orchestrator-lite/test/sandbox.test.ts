@@ -1,6 +1,6 @@
-import { existsSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { cleanupAll, tempDir } from "@venom/testkit";
+import { cleanupAll, cli, tempDir } from "@venom/testkit";
 import { ASK, DETACH } from "@venom/testkit/escape";
 import { afterAll, describe, expect, it } from "vitest";
 import { startStack } from "./stack.js";
@@ -54,6 +54,35 @@ describe("venom-orch under Landlock confinement (docs/security-model.md, Confine
       expect(screen).toMatch(/ANSWER "refused: you run under no_new_privs/);
       expect(existsSync(join(outside, "by-detached"))).toBe(false);
       expect(stack.runs("free-detached")).toEqual([]);
+    } finally {
+      client.close();
+    }
+  });
+
+  it("an agent's sandbox turned on in config.toml after venom-mux started: venom-orch refuses to launch it rather than claim confinement venom-mux would not apply", async () => {
+    const outside = tempDir("outside");
+    const stack = await startStack({
+      config: `[agents.drift]\nexecutable = "/bin/sh"\nargs = ["-c", "echo x > ${outside}/escaped; echo DRIFT-DONE"]\n`,
+    });
+    const config = join(stack.home, "config.toml");
+    writeFileSync(config, `${readFileSync(config, "utf8")}sandbox = "landlock"\n`);
+    // Only venom-orch is restarted: venom-mux, which applies the confinement, still runs with what it read at its start.
+    const restarted = cli({ env: stack.orch.env, bin: stack.orch.bin }, ["restart"]);
+    expect(restarted.code, restarted.stderr).toBe(0);
+    const { client } = await stack.person();
+    try {
+      expect(client.hello.notices.join("\n")).toMatch(/agent drift \(\[agents\.drift\] sandbox\): sandbox active/);
+      const refused = await client.callTool("agent", { agent: "drift", prompt: "go" });
+      expect(refused.status).toBe("failed");
+      expect(refused.error?.message).toMatch(
+        /refused: venom-mux does not confine as venom-orch's configuration says.*restart it \(venom-mux restart\)/,
+      );
+      expect(existsSync(join(outside, "escaped"))).toBe(false);
+      // Once venom-mux has read the configuration too, the agent runs, confined.
+      expect(cli({ env: stack.mux.env, bin: stack.mux.bin }, ["restart"]).code).toBe(0);
+      const confined = await client.callTool("agent", { agent: "drift", prompt: "go" });
+      expect(confined.content).toMatch(/escaped: Permission denied/);
+      expect(existsSync(join(outside, "escaped"))).toBe(false);
     } finally {
       client.close();
     }

@@ -1,6 +1,6 @@
 import { relative } from "node:path";
 import { defineTool, ErrorCode, ProtocolError, ToolFailure } from "@venom/proto";
-import { isSecretShaped, knownConfinement, refusedAsProtocolError, resolveCwd } from "@venom/runtime";
+import { isSecretShaped, knownConfinement, refusedAsProtocolError, resolveCwd, sandboxNotices } from "@venom/runtime";
 import * as z from "zod";
 import { type Adapter, adapters, launchArgv, type Resolution, resolveAdapter } from "../adapters.js";
 import type { OrchContext } from "../context.js";
@@ -112,6 +112,7 @@ export const agentTool = defineTool<AgentInput, OrchContext>({
         timeoutSeconds: call.timeoutSeconds,
         env,
         launcher: context.launcher,
+        confinement: sandboxNotices(context.state.config),
         ...(resolution.transport === "acp"
           ? { acp: { prompt: input.prompt, maxMessageBytes: context.state.config.protocol.max_frame_bytes } }
           : {}),
