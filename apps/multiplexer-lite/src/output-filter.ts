@@ -10,7 +10,10 @@
  *    modifyOtherKeys), which would garble what the person types;
  *  - every OSC but hyperlinks (8) and, only with `[mux] allow_clipboard = true`,
  *    clipboard writes (52): titles, colours, notifications, working directory;
- *  - every DCS, APC, PM and SOS string (DECRQSS, XTGETTCAP, graphics…).
+ *  - every DCS, APC, PM and SOS string (DECRQSS, XTGETTCAP, graphics…);
+ *  - DECID, DECRQTSR, DECRQPSR and DECRQCRA (more queries), and ESC % (a change
+ *    of character encoding, which would make the terminal read what this
+ *    filter does not).
  * 8-bit C1 controls are passed as their 7-bit equivalents, so the viewer's
  * terminal reads what the model read.
  */
@@ -47,7 +50,11 @@ function droppedCsi(sequence: string): boolean {
     case "m":
       return prefix === ">" || prefix === "?"; // XTMODKEYS, XTQMODKEYS
     case "u":
-      return prefix !== ""; // kitty keyboard protocol: push, pop, set, query
+      return prefix !== "" || intermediates === "$"; // kitty keyboard protocol: push, pop, set, query; DECRQTSR
+    case "w":
+      return intermediates === "$"; // DECRQPSR
+    case "y":
+      return intermediates === "*"; // DECRQCRA
     default:
       return false;
   }
@@ -107,6 +114,10 @@ export class OutputFilter {
       this.#state = { kind: "discard", osc: false };
       return { keep: "", next: esc + 2 };
     }
+    // DECID, a query; and a change of character encoding (ESC % @ leaves UTF-8), after which the viewer's
+    // terminal would read bytes (an 8-bit OSC) that this filter, reading UTF-8, never sees as a sequence.
+    if (kind === "Z") return { keep: "", next: esc + 2 };
+    if (kind === "%") return text.length > esc + 2 ? { keep: "", next: esc + 3 } : undefined;
     // Any other escape passes; what follows the ESC is scanned as text.
     return { keep: ESC, next: esc + 1 };
   }

@@ -107,10 +107,12 @@ describe("what reaches a viewer's terminal", () => {
   const stream =
     "a\x1b[6nb\x1b[>c\x1b[c\x1b[?1$p\x1b[>q\x1b[18t\x1b]2;title\x07c\x1b]0;t\x1b\\\x1b]52;c;aGk=\x07" +
     "\x1bP$qm\x1b\\\x1b_Gf=1;AAAA\x1b\\\x1b[>1u\x1b[>4;2m\x1b]8;;http://x\x07link\x1b]8;;\x07" +
-    "\x1b[31mred\x1b[0m\x1b[?1049h\x1b(B\u009b5nd\u009d2;x\u009ce";
+    "\x1b[31mred\x1b[0m\x1b[?1049h\x1b(B\u009b5nd\u009d2;x\u009ce" +
+    // DECID, DECRQTSR, DECRQPSR, DECRQCRA, leaving UTF-8 (after which an 8-bit OSC would pass unseen); a cursor restore stays.
+    "\x1bZf\x1b[1$ug\x1b[1$wh\x1b[1;1;1;1;1;1*yi\x1b%@j\x1b%Gk\x1b[ul";
 
   it("drops queries, titles, key-mode changes and strings, keeps drawing and hyperlinks, split anywhere", () => {
-    const expected = "abc\x1b]8;;http://x\x07link\x1b]8;;\x07\x1b[31mred\x1b[0m\x1b[?1049h\x1b(Bde";
+    const expected = "abc\x1b]8;;http://x\x07link\x1b]8;;\x07\x1b[31mred\x1b[0m\x1b[?1049h\x1b(Bdefghijk\x1b[ul";
     expect(new OutputFilter(false).feed(stream)).toBe(expected);
     for (let cut = 1; cut < stream.length; cut++) {
       const filter = new OutputFilter(false);
