@@ -42,7 +42,14 @@ export const FINAL_STATES: readonly JobRecord["state"][] = ["done", "declined", 
 
 /** Jobs on file beyond this many finished ones are forgotten, oldest first. */
 const KEEP_FINISHED = 200;
-const MAX_FILE_BYTES = 16 * 1024;
+/**
+ * The largest job file read back: more than any record venom-orch writes. Its
+ * cwd (at most PATH_MAX, 4096 bytes, each escaped to at most 6 in JSON) is the
+ * only field that grows with what a caller chose; at 16 KiB a delegate's job in
+ * a directory named with control bytes was written, then skipped when read,
+ * and so missing from `jobs` and beyond `cancel`.
+ */
+const MAX_FILE_BYTES = 64 * 1024;
 
 /** One job's write that has not finished: the record it puts on file (the newest saved, until it begins), and when it is done. */
 interface PendingWrite {

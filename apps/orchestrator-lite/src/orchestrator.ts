@@ -129,7 +129,10 @@ export class Orchestrator {
   /** Every job on file and running, for a session that may see them. */
   list(session: { owner: boolean; record: string | null }): JobRecord[] {
     const live = new Map([...this.#jobs.values()].map((j) => [j.record.id, j.record]));
-    const all = this.#store.load().map((job) => live.get(job.id) ?? job);
+    const onFile = this.#store.load();
+    const filed = new Set(onFile.map((job) => job.id));
+    // A running job is listed (and so may be cancelled) even when its file is not yet written or cannot be read back.
+    const all = [...onFile.map((job) => live.get(job.id) ?? job), ...[...live.values()].filter((job) => !filed.has(job.id))];
     return visibleJobs(all, session);
   }
 

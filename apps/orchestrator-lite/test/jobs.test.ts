@@ -1,7 +1,7 @@
 import { mkdirSync, readdirSync, readFileSync, rmdirSync } from "node:fs";
 import { join } from "node:path";
 import { VenomHome } from "@venom/runtime";
-import { cleanupAll, tempDir } from "@venom/testkit";
+import { cleanupAll, cli, tempDir } from "@venom/testkit";
 import { afterAll, describe, expect, it } from "vitest";
 import { type JobRecord, JobStore } from "../src/jobs.js";
 import { startStack } from "./stack.js";
@@ -77,5 +77,28 @@ describe("job records", () => {
     expect((await client.callTool("agent", { agent: "demo", prompt: "hello" })).status).toBe("ok");
     expect(onFileAtEnd).toEqual(["done"]);
     client.close();
+  });
+
+  it("a job in a directory whose name escapes to the longest record is listed and can be cancelled, also after a restart", async () => {
+    const stack = await startStack();
+    // Control bytes are 6 bytes each in JSON: 15 components of 250 make a record of over 22 KiB.
+    const deep = join(...Array.from({ length: 15 }, () => "\x01".repeat(250)));
+    mkdirSync(join(stack.workspace, deep), { recursive: true });
+    const { client } = await stack.person();
+    const started = await client.callTool("agent", { agent: "demo", prompt: "hold in-a-deep-dir", cwd: deep, background: true });
+    expect(started.status).toBe("ok");
+    const name = (started.data as { name: string }).name;
+    const listed = async () => ((await client.callTool("agent_jobs", {})).data as { jobs: JobRecord[] }).jobs;
+    await expect.poll(async () => (await listed()).find((j) => j.name === name)?.state, { timeout: 30_000 }).toBe("running");
+    expect((await client.callTool("agent_cancel", { job: name })).status).toBe("ok");
+    await expect.poll(async () => (await listed()).find((j) => j.name === name)?.state, { timeout: 30_000 }).toBe("cancelled");
+    client.close();
+    // Read back from its file by a new venom-orch: still there, so its label is not given again.
+    expect(cli({ env: stack.orch.env, bin: stack.orch.bin }, ["restart"]).code).toBe(0);
+    const { client: after } = await stack.person();
+    const again = await after.callTool("agent", { agent: "demo", prompt: "hello" });
+    expect((again.data as { name: string }).name).not.toBe(name);
+    expect(((await after.callTool("agent_jobs", {})).data as { jobs: JobRecord[] }).jobs.map((j) => j.name)).toContain(name);
+    after.close();
   });
 });
