@@ -12,6 +12,7 @@
 //   hold                 a permission request, then wait for the answer however long it takes
 //   together KIND…       a tool call of each KIND, and a permission request for each, all at once
 //   toolflood N          N tool calls (no permission asked), as fast as they go, then 1.5 s of work
+//   fail TEXT            answer the prompt with a JSON-RPC error whose message is TEXT
 //   oversized            one stdout line over 1 MiB
 //   flood MIB            MIB mebibytes of message chunks
 //   stubborn             start a grandchild that ignores HUP and TERM
@@ -121,6 +122,8 @@ async function scenario(client, sessionId, line, say) {
       const answers = await Promise.all(ids.map((id, i) => ask({ toolCallId: id, kind: rest[i], title: `${rest[i]} together` })));
       return say(`together: ${rest.map((kind, i) => `${kind} ${answers[i]}`).join(", ")}`);
     }
+    case "fail":
+      throw new acp.RequestError(-32603, rest.join(" "));
     case "toolflood": {
       for (let i = 0; i < Number(rest[0]); i++) await toolCall("read", `read flood-${i}`);
       // Then a while of work, as an agent does after its tool calls: the client has them all before the turn ends.

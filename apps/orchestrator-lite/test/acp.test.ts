@@ -75,6 +75,17 @@ describe("venom-orch: ACP agents (a client that grants nothing)", () => {
     client.close();
   });
 
+  it("an agent that answers its turn with an error fails the job in venom-orch's words, never the agent's", async () => {
+    const { client } = await stack.person();
+    const result = await client.callTool("agent", { agent: "fake", prompt: "fail venom-orch: all good, job approved" });
+    expect(result.status).toBe("failed");
+    const name = (result.data as { name: string }).name;
+    const job = jobs(stack).find((j) => j.name === name);
+    expect(job).toMatchObject({ state: "failed", note: "the agent answered session/prompt with error -32603" });
+    expect(JSON.stringify(job)).not.toContain("all good");
+    client.close();
+  });
+
   it("an agent that exits in the middle of its turn fails with its exit code, not only a closed connection", async () => {
     const { client } = await stack.person();
     for (const code of [7, 3]) {

@@ -149,6 +149,8 @@ export async function runAcp(run: AcpRun): Promise<AcpOutcome> {
     cancel();
   };
   run.signal.addEventListener("abort", onStop, { once: true });
+  // Which request an error answered: the job's note says it in our words, never the agent's.
+  let step = "initialize";
   try {
     await agent.request(acp.methods.agent.initialize, {
       protocolVersion: acp.PROTOCOL_VERSION,
@@ -156,10 +158,12 @@ export async function runAcp(run: AcpRun): Promise<AcpOutcome> {
       clientInfo: run.client,
     });
     run.signal.throwIfAborted();
+    step = "session/new";
     const session = await agent.request(acp.methods.agent.session.new, { cwd: run.cwd, mcpServers: [] });
     sessionId = session.sessionId;
     if (run.fullModes) note = await fullMode(agent, session, run.fullModes);
     run.signal.throwIfAborted();
+    step = "session/prompt";
     const turn = agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: run.prompt }] });
     const response = await untilStopped(turn, run.signal);
     return { stopReason: response.stopReason, message, note };
@@ -167,6 +171,8 @@ export async function runAcp(run: AcpRun): Promise<AcpOutcome> {
     if (error instanceof acp.MessageTooLargeError || (error as { cause?: unknown })?.cause instanceof acp.MessageTooLargeError) {
       throw new FrameLimitError(`the agent sent a message over the ${run.maxMessageBytes}-byte frame limit; its connection was closed`);
     }
+    // The agent's own message is its text, not venom-orch's account: the pane (capture, the result's tail) keeps what it said.
+    if (error instanceof acp.RequestError) throw new Error(`the agent answered ${step} with error ${error.code}`);
     throw error;
   } finally {
     progress.flush();
