@@ -94,11 +94,17 @@ describe("job records", () => {
     await expect.poll(async () => (await listed()).find((j) => j.name === name)?.state, { timeout: 30_000 }).toBe("cancelled");
     client.close();
     // Read back from its file by a new venom-orch: still there, so its label is not given again.
-    expect(cli({ env: stack.orch.env, bin: stack.orch.bin }, ["restart"]).code).toBe(0);
-    const { client: after } = await stack.person();
-    const again = await after.callTool("agent", { agent: "demo", prompt: "hello" });
-    expect((again.data as { name: string }).name).not.toBe(name);
-    expect(((await after.callTool("agent_jobs", {})).data as { jobs: JobRecord[] }).jobs.map((j) => j.name)).toContain(name);
-    after.close();
+    const orch = { env: stack.orch.env, bin: stack.orch.bin };
+    expect(cli(orch, ["restart"]).code).toBe(0);
+    try {
+      const { client: after } = await stack.person();
+      const again = await after.callTool("agent", { agent: "demo", prompt: "hello" });
+      expect((again.data as { name: string }).name).not.toBe(name);
+      expect(((await after.callTool("agent_jobs", {})).data as { jobs: JobRecord[] }).jobs.map((j) => j.name)).toContain(name);
+      after.close();
+    } finally {
+      // The daemon restart started is not the test's child: stopped here, or it would outlive the tests.
+      cli(orch, ["stop"]);
+    }
   });
 });

@@ -85,6 +85,9 @@ describe("venom-orch under Landlock confinement (docs/security-model.md, Confine
       expect(existsSync(join(outside, "escaped"))).toBe(false);
     } finally {
       client.close();
+      // The daemons restart started are not the test's children: stopped here, or they would outlive the tests.
+      cli({ env: stack.orch.env, bin: stack.orch.bin }, ["stop"]);
+      cli({ env: stack.mux.env, bin: stack.mux.bin }, ["stop"]);
     }
   });
 });
