@@ -209,8 +209,8 @@ export class Orchestrator {
       });
       signal.throwIfAborted();
       // venom-mux read config.toml when it started; a change since (an agent's sandbox turned on) is not yet its own.
-      const unsaid = request.confinement.filter((notice) => !client?.hello.notices.includes(notice));
-      if (unsaid.length > 0) {
+      const { notices } = client.hello;
+      if (!request.confinement.every((notice) => notices.includes(notice))) {
         throw new Error(
           "refused: venom-mux does not confine as venom-orch's configuration says: it runs with the configuration it read when it started, before config.toml changed; restart it (venom-mux restart) and run again; nothing was started",
         );

@@ -108,35 +108,36 @@ export async function runAcp(run: AcpRun): Promise<AcpOutcome> {
   async function permission(params: acp.RequestPermissionRequest): Promise<acp.RequestPermissionResponse> {
     const { toolCall } = params;
     const kind = toolCall.kind ?? kinds.get(toolCall.toolCallId) ?? null;
-    const answer = run.signal.aborted
-      ? "cancelled"
-      : pending.size >= PENDING_LIMIT
-        ? "deny"
-        : await new Promise<Answer>((settle) => {
-            const resolve = (answer: Answer) => {
-              pending.delete(resolve);
-              settle(answer);
-            };
-            pending.add(resolve);
-            run
-              .ask({
-                callId: `acp-${toolCall.toolCallId}`.slice(0, 128),
-                tool: `acp ${kind ?? "(no kind)"}`,
-                summary: permissionSummary(kind, toolCall),
-                risk: riskOf(kind, toolCall),
-                label: `[${run.name} acp]`,
-              })
-              .then(
-                (allowed) => resolve(allowed ? "approve" : "deny"),
-                () => resolve("deny"),
-              );
-          });
+    const answer = run.signal.aborted ? "cancelled" : pending.size >= PENDING_LIMIT ? "deny" : await asked(kind, toolCall);
     const { response, cancelTurn } = respond(answer, params.options);
     if (cancelTurn) {
       note = `${answer === "approve" ? "approved, but the agent offered no allow_once option" : "denied, and the agent offered no reject_once option"}: its turn was cancelled`;
       cancel();
     }
     return response;
+  }
+
+  /** The person's answer, through the launching session's gate; a stop answers it `cancelled` meanwhile. */
+  function asked(kind: acp.ToolKind | null, toolCall: acp.ToolCallUpdate): Promise<Answer> {
+    return new Promise<Answer>((settle) => {
+      const resolve = (answer: Answer) => {
+        pending.delete(resolve);
+        settle(answer);
+      };
+      pending.add(resolve);
+      run
+        .ask({
+          callId: `acp-${toolCall.toolCallId}`.slice(0, 128),
+          tool: `acp ${kind ?? "(no kind)"}`,
+          summary: permissionSummary(kind, toolCall),
+          risk: riskOf(kind, toolCall),
+          label: `[${run.name} acp]`,
+        })
+        .then(
+          (allowed) => resolve(allowed ? "approve" : "deny"),
+          () => resolve("deny"),
+        );
+    });
   }
 
   function cancel(): void {

@@ -41,7 +41,8 @@ async function ask(program: string, request: ApprovalRequest): Promise<"approve"
   }
 }
 
-function shownSummary(summary: string): string {
+/** A summary as the prompt shows it: escaped, at most MAX_SUMMARY_SHOWN characters and MAX_SUMMARY_LINES lines, cut in the middle. */
+export function shownSummary(summary: string): string {
   const lines = cutMiddle(terminalSafe(summary), MAX_SUMMARY_SHOWN).split("\n");
   if (lines.length <= MAX_SUMMARY_LINES) return lines.join("\n");
   const half = MAX_SUMMARY_LINES / 2;

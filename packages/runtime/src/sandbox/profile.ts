@@ -10,7 +10,10 @@ import { resolveUnwritable } from "./resolve-unwritable.js";
 
 /** The system, read and executed by every confined process; the ones missing on this machine are left out. */
 const SYSTEM_DIRS = ["/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt"];
-/** Devices a program expects to open: the bit buckets, randomness, its terminal, and new ptys. */
+/**
+ * Devices a program expects to open: the bit buckets, randomness and its own terminal. Not /dev/pts, where
+ * every terminal of yours is: so /dev/ptmx makes a new pty whose other end cannot be opened.
+ */
 const DEVICES = ["/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty", "/dev/ptmx"];
 
 export interface SandboxSpec {
