@@ -5,7 +5,7 @@
 // acts out the scenario its prompt names, one per line:
 //
 //   tool KIND [PATH]     a tool call of KIND (read, edit, execute, …; "none" for no kind), then a permission request for it
-//   remembered KIND      a tool call of KIND, then a permission request that omits the kind
+//   remembered KIND [N]  a tool call of KIND (its id N characters long), then a permission request that omits the kind
 //   noreject             a permission request offering allow options only
 //   onlyalways           a permission request offering allow_always and reject_once only
 //   ask-client METHOD    an agent-to-client request (fs/read_text_file, terminal/create, elicitation/create, x/unknown)
@@ -58,8 +58,7 @@ let nextTool = 1;
 
 async function scenario(client, sessionId, line, say) {
   const [verb, ...rest] = line.trim().split(/\s+/);
-  const toolCall = async (kind, title, locations = []) => {
-    const toolCallId = `t${nextTool++}`;
+  const toolCall = async (kind, title, locations = [], toolCallId = `t${nextTool++}`) => {
     await client.notify(acp.methods.client.session.update, {
       sessionId,
       update: { sessionUpdate: "tool_call", toolCallId, title, ...(kind ? { kind } : {}), locations, status: "pending" },
@@ -80,7 +79,7 @@ async function scenario(client, sessionId, line, say) {
       );
     }
     case "remembered": {
-      const id = await toolCall(rest[0], `${rest[0]} remembered`);
+      const id = await toolCall(rest[0], `${rest[0]} remembered`, [], rest[1] ? `t${nextTool++}`.padEnd(Number(rest[1]), "x") : undefined);
       return say(`remembered ${rest[0]}: ${await ask({ toolCallId: id })}`);
     }
     case "noreject": {

@@ -151,6 +151,15 @@ describe("venom-orch: ACP agents (a client that grants nothing)", () => {
     client.close();
   });
 
+  it("a tool call id over 256 characters is not remembered: the request that leans on it is asked as of no kind", async () => {
+    const { client, asked } = await stack.person();
+    const result = await client.callTool("agent", { agent: "fake", prompt: "remembered read 256\nremembered read 257" });
+    expect(result.status).toBe("ok");
+    // A read of a remembered kind passes under on-risk; one whose kind was not kept is asked, at the risk of an unknown kind.
+    expect(asked.slice(1).map((a) => [a.tool, a.risk])).toEqual([["acp (no kind)", "process"]]);
+    client.close();
+  });
+
   it("a denial selects reject_once; with no reject option, or no allow_once to approve with, the request is cancelled and so is the turn", async () => {
     const { client } = await stack.person(denying("acp edit"));
     const denied = await client.callTool("agent", { agent: "fake", prompt: "tool edit a.txt\ntool execute ls" });
