@@ -254,6 +254,13 @@ describe("venom-mux panes", () => {
     cli(mux, ["send", "-t", "sh", "printf '\\033]2;my title\\007'; clear", "Enter"]);
     await expect.poll(pane, { timeout: 20_000 }).toMatchObject({ title: "my title", cursor: { x: 2, y: 0 }, waitingForInput: true });
     expect((await pane()).foreground?.argv).toEqual(["bash", "--norc", "--noprofile"]);
+    // A brief listing (what plain `ls` asks for) is the table alone: nothing from the screen or the kernel.
+    const client = await connect(mux);
+    const [brief] = (await client.request("pane/list", { brief: true })).panes as PaneInfo[];
+    client.close();
+    expect(brief).toMatchObject({ id: "%0", name: "sh", status: "running" });
+    for (const key of ["title", "cursor", "foreground", "waitingForInput", "quietMs"]) expect(brief).not.toHaveProperty(key);
+    expect(cli(mux, ["ls"]).stdout).toBe("%0 sh: bash --norc --noprofile [80x24] running\n");
     cli(mux, ["send", "-t", "sh", "sleep 30", "Enter"]);
     await expect.poll(async () => (await pane()).foreground?.argv, { timeout: 20_000 }).toEqual(["sleep", "30"]);
     // A sleeping program is not waiting for input, however quiet it is.

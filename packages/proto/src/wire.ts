@@ -312,6 +312,15 @@ export const PaneNewParamsSchema = z.strictObject({
    */
   confinedAs: DelegationIdSchema.optional(),
 });
+export const PaneListParamsSchema = z
+  .strictObject({
+    /**
+     * Only what the pane table knows (no title, cursor, foreground, waitingForInput or quietMs):
+     * what `venom-mux ls` prints, answered without asking the screen model or reading /proc.
+     */
+    brief: z.boolean().default(false),
+  })
+  .optional();
 export const PaneListResultSchema = z.strictObject({ panes: z.array(PaneInfoSchema) });
 export const PaneSendParamsSchema = z.strictObject({
   target: PaneTargetSchema,
@@ -396,7 +405,7 @@ export const PaneStdinResultSchema = z.strictObject({ bytes: z.number().int() })
 /** venom-mux's own methods; none is management (daemon/stop and restart are). */
 export const PaneMethods = {
   "pane/new": { direction: "client", management: false, params: PaneNewParamsSchema, result: PaneInfoSchema },
-  "pane/list": { direction: "client", management: false, params: EmptyParamsSchema, result: PaneListResultSchema },
+  "pane/list": { direction: "client", management: false, params: PaneListParamsSchema, result: PaneListResultSchema },
   "pane/send": { direction: "client", management: false, params: PaneSendParamsSchema, result: PaneSendResultSchema },
   "pane/resize": { direction: "client", management: false, params: PaneResizeParamsSchema, result: PaneInfoSchema },
   "pane/capture": { direction: "client", management: false, params: PaneCaptureParamsSchema, result: PaneCaptureResultSchema },

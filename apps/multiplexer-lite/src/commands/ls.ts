@@ -20,7 +20,8 @@ export function lsCommand(app: CliApp): MuxCommand {
     target: "none",
     async execute(run) {
       const { json, io } = run;
-      const { panes } = await withMux(app, run, (client) => client.request("pane/list"));
+      // Printed as text, a pane is what the table knows: the listing does not ask the screen or /proc (--json does).
+      const { panes } = await withMux(app, run, (client) => client.request("pane/list", json ? {} : { brief: true }));
       if (json) io.out(JSON.stringify(panes));
       else for (const pane of panes) io.out(describePane(pane));
       return Exit.ok;
