@@ -128,12 +128,10 @@ export class Orchestrator {
 
   /** Every job on file and running, for a session that may see them. */
   list(session: { owner: boolean; record: string | null }): JobRecord[] {
-    const live = new Map([...this.#jobs.values()].map((j) => [j.record.id, j.record]));
-    const onFile = this.#store.load();
-    const filed = new Set(onFile.map((job) => job.id));
-    // A running job is listed (and so may be cancelled) even when its file is not yet written or cannot be read back.
-    const all = [...onFile.map((job) => live.get(job.id) ?? job), ...[...live.values()].filter((job) => !filed.has(job.id))];
-    return visibleJobs(all, session);
+    const all = new Map(this.#store.load().map((job) => [job.id, job]));
+    // A running job is listed as it is now, and so may be cancelled, even when its file is not yet written or cannot be read back.
+    for (const { record } of this.#jobs.values()) all.set(record.id, record);
+    return visibleJobs([...all.values()], session);
   }
 
   /** Cancel a running job this session may see; false when there is none by that id or name. */

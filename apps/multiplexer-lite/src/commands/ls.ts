@@ -21,7 +21,7 @@ export function lsCommand(app: CliApp): MuxCommand {
     async execute(run) {
       const { json, io } = run;
       // Printed as text, a pane is what the table knows: the listing does not ask the screen or /proc (--json does).
-      const { panes } = await withMux(app, run, (client) => client.request("pane/list", json ? {} : { brief: true }));
+      const { panes } = await withMux(app, run, (client) => client.request("pane/list", { brief: !json }));
       if (json) io.out(JSON.stringify(panes));
       else for (const pane of panes) io.out(describePane(pane));
       return Exit.ok;
