@@ -42,7 +42,26 @@ export interface StartOptions {
   /** Reuse a home (e.g. to restart after a crash). */
   home?: string;
   workspace?: string;
+  /** A command line the daemon is started through, which execs it (the daemon keeps its pid): LEAKED_FD, WITHOUT_CAPABILITIES. */
+  execThrough?: readonly string[];
 }
+
+/**
+ * Starts the daemon holding an fd 99 that is not close-on-exec, as a shell or
+ * launcher that leaked one would. Node marks the fds 0-15 it inherits
+ * close-on-exec at its start (libuv's uv_disable_stdio_inheritance), and
+ * those above up to the first gap: not fd 99.
+ */
+export const LEAKED_FD = ["/bin/bash", "-c", 'exec "$@" 99</dev/null', "bash"] as const;
+
+/**
+ * Starts the daemon (or any program) without capabilities, as a user's
+ * programs run: root's would pass every check a same-user process meets.
+ */
+export const WITHOUT_CAPABILITIES =
+  process.getuid?.() === 0
+    ? (["setpriv", "--bounding-set", "-all", "--inh-caps", "-all", "--ambient-caps", "-all", "--"] as const)
+    : ([] as const);
 
 /** Start a real venom-echo daemon in a temp VENOM_HOME on a temp workspace. */
 export function startEcho(options: StartOptions = {}): Promise<TestDaemon> {
@@ -67,10 +86,16 @@ export async function startDaemon(bin: string, app: string, options: StartOption
   if (options.config !== undefined) writeFileSync(join(home, "config.toml"), options.config);
   // A home of its own: the machine's login profile (pyenv, say) must not slow or wedge the `bash -lc` a run starts.
   const env = { ...process.env, HOME: tempDir("user"), ...options.env, VENOM_HOME: home };
-  const proc = spawn(process.execPath, [bin, "serve", "--workspace", workspace, ...(options.args ?? [])], {
-    env,
-    stdio: ["ignore", "ignore", "pipe"],
-  });
+  const [file, ...args] = [
+    ...(options.execThrough ?? []),
+    process.execPath,
+    bin,
+    "serve",
+    "--workspace",
+    workspace,
+    ...(options.args ?? []),
+  ];
+  const proc = spawn(file as string, args, { env, stdio: ["ignore", "ignore", "pipe"] });
   // Registered before the wait: a daemon too slow to answer (a loaded machine) must not outlive the tests either.
   cleanups.push(() => proc.exitCode === null && proc.kill("SIGKILL"));
   let stderr = "";

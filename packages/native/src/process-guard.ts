@@ -24,7 +24,8 @@ const UNUSED = ["unsigned long", 0, "unsigned long", 0, "unsigned long", 0] as c
  */
 export function closeOnExecAboveStderr(): void {
   const { syscall, fcntl, koffi } = libc();
-  if (syscall(syscallNumber("close_range"), "unsigned int", 3, "unsigned int", 0xffffffff, "unsigned int", CLOSE_RANGE_CLOEXEC) === 0) return;
+  const all = ["unsigned int", 3, "unsigned int", 0xffffffff] as const;
+  if (syscall(syscallNumber("close_range"), ...all, "unsigned int", CLOSE_RANGE_CLOEXEC) === 0) return;
   const error = new NativeError("close_range", koffi.errno());
   if (error.code !== "ENOSYS" && error.code !== "EINVAL") throw error;
   for (const fd of readdirSync("/proc/self/fd").map(Number)) {
