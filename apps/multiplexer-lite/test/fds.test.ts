@@ -24,7 +24,7 @@ describe("venom-mux: a pane's program holds no fd of venom-mux's (docs/security-
     const mux = await startMux({ config: BOXED_AGENT, execThrough: LEAKED_FD });
     const clients = await Promise.all([connect(mux), connect(mux), connect(mux)]);
     try {
-      const [client] = clients as [VenomClient];
+      const [client] = clients;
       await client.request("pane/new", { argv: ["bash", "--norc", "--noprofile"], name: "first" });
       const plain = await client.request("pane/new", { argv: ["sleep", "300"], name: "plain" });
       const pipe = await client.request("pane/new", { argv: ["sleep", "300"], name: "pipe", mode: "pipe", envPolicy: "delegated" });

@@ -1,7 +1,6 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { PaneInfoSchema } from "@venom/proto";
 import { type Check, securityModel } from "../check.js";
-import type { CheckContext } from "../context.js";
 import { eventually, runArguments } from "../probes.js";
 import { expect, expectResult, fail } from "../verdict.js";
 
