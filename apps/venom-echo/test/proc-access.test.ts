@@ -1,5 +1,8 @@
 import { spawnSync } from "node:child_process";
 import { cleanupAll, startEcho, startMux, startOrch, WITHOUT_CAPABILITIES } from "@venom/testkit";
+
+const RUNTIME = new URL("../../../packages/runtime/dist/index.js", import.meta.url).href;
+const NATIVE = new URL("../../../packages/native/dist/index.js", import.meta.url).href;
 import { afterAll, describe, expect, it } from "vitest";
 
 afterAll(cleanupAll);
@@ -25,6 +28,28 @@ describe("daemons are not dumpable (docs/security-model.md, Descriptors)", () =>
       }
     } finally {
       for (const daemon of daemons) await daemon.stop();
+    }
+  });
+
+  it("a client that is not dumpable, as a daemon that is a delegate, is still a delegate: it declares its markers in hello", async () => {
+    const daemon = await startEcho({ execThrough: WITHOUT_CAPABILITIES });
+    try {
+      const script = `
+        const { setNotDumpable } = await import(${JSON.stringify(NATIVE)});
+        const { VenomClient } = await import(${JSON.stringify(RUNTIME)});
+        setNotDumpable();
+        const client = await VenomClient.connect(${JSON.stringify(daemon.socket)}, { client: { name: "nested", version: "0" } });
+        console.log(JSON.stringify(client.hello.principal));
+        client.close();`;
+      const [file, ...args] = [...WITHOUT_CAPABILITIES, process.execPath, "--input-type=module", "-e", script];
+      const result = spawnSync(file as string, args, {
+        env: { ...daemon.env, VENOM_PARENT: "orch/nested-record", VENOM_DELEGATION_DEPTH: "1" },
+        encoding: "utf8",
+      });
+      expect(result.status, result.stderr).toBe(0);
+      expect(JSON.parse(result.stdout)).toMatchObject({ kind: "delegate", depth: 1 });
+    } finally {
+      await daemon.stop();
     }
   });
 });
