@@ -1,11 +1,11 @@
 import { spawnSync } from "node:child_process";
 import { cleanupAll, startEcho, startMux, startOrch, WITHOUT_CAPABILITIES } from "@venom/testkit";
-
-const RUNTIME = new URL("../../../packages/runtime/dist/index.js", import.meta.url).href;
-const NATIVE = new URL("../../../packages/native/dist/index.js", import.meta.url).href;
 import { afterAll, describe, expect, it } from "vitest";
 
 afterAll(cleanupAll);
+
+const RUNTIME = new URL("../../../packages/runtime/dist/index.js", import.meta.url).href;
+const NATIVE = new URL("../../../packages/native/dist/index.js", import.meta.url).href;
 
 /** `cat path` as another program of the daemon's user: same uid, no capabilities. */
 function readAsTheUser(path: string): { code: number | null; stderr: string } {
