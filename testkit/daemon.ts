@@ -1,12 +1,13 @@
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createConnection, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { StringDecoder } from "node:string_decoder";
 import { fileURLToPath } from "node:url";
 import { PROTOCOL } from "@venom/proto";
-import { answers, type ClientOptions, VenomClient } from "@venom/runtime";
+import { answers, type ClientOptions, servingPid, VenomClient } from "@venom/runtime";
+import { alive } from "./proc.js";
 
 /** The built binaries, run the way a user runs them. */
 export const ECHO_BIN = fileURLToPath(new URL("../apps/venom-echo/dist/main.cjs", import.meta.url));
@@ -24,12 +25,41 @@ export interface TestDaemon {
 }
 
 const cleanups: (() => void)[] = [];
-export function cleanupAll(): void {
+const dirs: string[] = [];
+/** How long a daemon left running gets to stop on SIGTERM before it is killed. */
+const STOP_GRACE_MS = 10_000;
+
+/**
+ * Ends what a test file started: first every daemon still serving on a socket
+ * in one of its temp dirs, then the daemons startDaemon started, then the
+ * dirs. A daemon that `start` or `restart` detached, or that venom-orch
+ * started for its panes, is no child of the test's: one that failed before
+ * its own `stop` would leave it running after the tests (.ci/run fails then).
+ */
+export async function cleanupAll(): Promise<void> {
+  await Promise.all(dirs.splice(0).flatMap((dir) => ["echo", "mux", "orch"].map((app) => stopServing(join(dir, "state", `${app}.sock`)))));
   for (const fn of cleanups.splice(0)) fn();
+}
+
+/** The daemon serving on `socket`, if any: SIGTERM, then SIGKILL if it has not stopped within STOP_GRACE_MS. */
+async function stopServing(socket: string): Promise<void> {
+  const pid = existsSync(socket) ? await servingPid(socket) : null;
+  if (pid === null) return;
+  const signal = (name: NodeJS.Signals) => {
+    try {
+      process.kill(pid, name);
+    } catch {
+      // Stopped meanwhile.
+    }
+  };
+  signal("SIGTERM");
+  for (const deadline = Date.now() + STOP_GRACE_MS; alive(pid) && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 50));
+  if (alive(pid)) signal("SIGKILL");
 }
 
 export function tempDir(prefix: string): string {
   const dir = mkdtempSync(join(tmpdir(), `venom-${prefix}-`));
+  dirs.push(dir);
   cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
   return dir;
 }
@@ -42,7 +72,26 @@ export interface StartOptions {
   /** Reuse a home (e.g. to restart after a crash). */
   home?: string;
   workspace?: string;
+  /** A command line the daemon is started through, which execs it (the daemon keeps its pid): LEAKED_FD, WITHOUT_CAPABILITIES. */
+  execThrough?: readonly string[];
 }
+
+/**
+ * Starts the daemon holding an fd 99 that is not close-on-exec, as a shell or
+ * launcher that leaked one would. Node marks the fds 0-15 it inherits
+ * close-on-exec at its start (libuv's uv_disable_stdio_inheritance), and
+ * those above up to the first gap: not fd 99.
+ */
+export const LEAKED_FD = ["/bin/bash", "-c", 'exec "$@" 99</dev/null', "bash"] as const;
+
+/**
+ * Starts the daemon (or any program) without capabilities, as a user's
+ * programs run: root's would pass every check a same-user process meets.
+ */
+export const WITHOUT_CAPABILITIES =
+  process.getuid?.() === 0
+    ? (["setpriv", "--bounding-set", "-all", "--inh-caps", "-all", "--ambient-caps", "-all", "--"] as const)
+    : ([] as const);
 
 /** Start a real venom-echo daemon in a temp VENOM_HOME on a temp workspace. */
 export function startEcho(options: StartOptions = {}): Promise<TestDaemon> {
@@ -67,10 +116,16 @@ export async function startDaemon(bin: string, app: string, options: StartOption
   if (options.config !== undefined) writeFileSync(join(home, "config.toml"), options.config);
   // A home of its own: the machine's login profile (pyenv, say) must not slow or wedge the `bash -lc` a run starts.
   const env = { ...process.env, HOME: tempDir("user"), ...options.env, VENOM_HOME: home };
-  const proc = spawn(process.execPath, [bin, "serve", "--workspace", workspace, ...(options.args ?? [])], {
-    env,
-    stdio: ["ignore", "ignore", "pipe"],
-  });
+  const [file, ...args] = [
+    ...(options.execThrough ?? []),
+    process.execPath,
+    bin,
+    "serve",
+    "--workspace",
+    workspace,
+    ...(options.args ?? []),
+  ];
+  const proc = spawn(file as string, args, { env, stdio: ["ignore", "ignore", "pipe"] });
   // Registered before the wait: a daemon too slow to answer (a loaded machine) must not outlive the tests either.
   cleanups.push(() => proc.exitCode === null && proc.kill("SIGKILL"));
   let stderr = "";

@@ -173,7 +173,7 @@ export const LEDGER: readonly LedgerSection[] = [
       ["Delegated runs therefore never share the user's personal Claude Code, Codex, Grok, DeepSeek Harness, or pi session.", "orch"],
       [
         "The delegated CLI still has the user's operating system permissions and may implement its own tools and approvals, but it cannot silently reuse the user's normal agent state.",
-        "orch",
+        ["descriptors/run", "descriptors/pane"],
       ],
       [
         "`[agents.<name>] permissions = \"full\"` is the user's explicit opt-in to hand a delegated CLI its own full-autonomy switches (for example Claude Code's `--permission-mode bypassPermissions` or Codex's `--dangerously-bypass-approvals-and-sandbox`), turning off that CLI's approval prompts and sandbox and enabling web search where the CLI gates it.",

@@ -5,6 +5,7 @@ import { boundsChecks } from "./checks/bounds.js";
 import { confinementChecks } from "./checks/confinement.js";
 import { containmentChecks } from "./checks/containment.js";
 import { delegatedChecks } from "./checks/delegated.js";
+import { descriptorChecks } from "./checks/descriptors.js";
 import { eventsChecks } from "./checks/events.js";
 import { framingChecks } from "./checks/framing.js";
 import { grantsChecks } from "./checks/grants.js";
@@ -40,6 +41,7 @@ export const CHECKS: readonly Check[] = [
   ...containmentChecks,
   ...confinementChecks,
   ...processChecks,
+  ...descriptorChecks,
   ...delegatedChecks,
   ...identityChecks,
   ...paneChecks,

@@ -46,6 +46,7 @@ const CAUGHT_BY: Record<Fault, string[]> = {
   "raw-error-text": ["protocol/error-text-escaped"],
   "hostile-home": ["instance/hostile-home"],
   "shared-panes": ["panes/ownership"],
+  "leak-fds": ["descriptors/run", "descriptors/pane"],
   "claims-confinement": [
     "handshake/no-sandbox-notice",
     "confinement/write-outside",

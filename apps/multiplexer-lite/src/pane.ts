@@ -1,4 +1,5 @@
 import { constants } from "node:os";
+import { closeOnExecAboveStderr } from "@venom/native";
 import { ErrorCode, type PaneInfo, ProtocolError } from "@venom/proto";
 import type { SandboxedCommand } from "@venom/runtime";
 import * as pty from "node-pty";
@@ -167,6 +168,9 @@ export class Pane {
         cwd: spec.cwd,
         env,
       });
+    // node-pty leaves the new pty master inheritable: no later pane or other process
+    // of ours may hold it (docs/security-model.md, "Descriptors").
+    if (!this.pipe) closeOnExecAboveStderr();
     this.process.onData((data) => this.#onData(data));
     if (!this.pipe) keepTailAtExit(this.process as pty.IPty, (data) => this.#onData(data));
     this.process.onExit(({ exitCode, signal }) => {

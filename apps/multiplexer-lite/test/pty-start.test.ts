@@ -35,6 +35,13 @@ it("starts a pane under venom-pty-exec, which the build compiled", () => {
   expect(ptyStart("vim", ["notes.txt"])).toEqual({ file: helper, args: ["vim", "notes.txt"] });
 });
 
+it("venom-pty-exec hands its program no fd above stderr, even one it inherited that is not close-on-exec (docs/security-model.md, Descriptors)", async () => {
+  const listOwnFds = ptyStart("sh", ["-c", "ls /proc/$$/fd; :"]);
+  const { output, exitCode } = await run(["bash", "-c", 'exec "$@" 99</dev/null', "bash", listOwnFds.file, ...listOwnFds.args], null);
+  expect(exitCode).toBe(0);
+  expect(output.trim().split(/\s+/)).toEqual(["0", "1", "2"]);
+});
+
 describe.each([
   ["venom-pty-exec", ptyExecPath()],
   ["the shell (a build without a C compiler)", null],

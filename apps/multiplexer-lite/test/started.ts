@@ -40,7 +40,7 @@ export function daemonForFile(options: StartOptions = {}): () => TestDaemon {
   });
   afterAll(async () => {
     await daemon?.stop();
-    cleanupAll();
+    await cleanupAll();
   });
   return () => {
     if (!daemon) throw new Error("the file's daemon has not started");

@@ -1,9 +1,9 @@
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { ErrorCode, PROTOCOL } from "@venom/proto";
 import { VenomClient } from "@venom/runtime";
-import { cleanupAll, RawClient } from "@venom/testkit";
+import { cleanupAll, ORCH_BIN, RawClient, WITHOUT_CAPABILITIES } from "@venom/testkit";
 import { afterAll, describe, expect, it } from "vitest";
 import { startStack } from "./stack.js";
 
@@ -26,6 +26,15 @@ describe("the approval relay", () => {
     // The agent, which declared a gate of its own and approves whatever it is asked, was never asked.
     expect(result.content).not.toContain("asked to approve my own");
     client.close();
+  });
+
+  it("works between daemons that are not dumpable, for a user without capabilities, whose daemons cannot read each other's /proc/PID/environ (docs/security-model.md, Descriptors)", async () => {
+    const stack = await startStack({ execThrough: WITHOUT_CAPABILITIES });
+    // The person too runs without capabilities: root's would keep its /proc entries from a daemon without them.
+    const [file, ...args] = [...WITHOUT_CAPABILITIES, process.execPath, ORCH_BIN, "run", "demo", "write notes.txt hello", "--yes"];
+    const run = spawnSync(file as string, args, { env: stack.orch.env, encoding: "utf8", timeout: 60_000 });
+    expect(run.status, run.stderr).toBe(0);
+    expect(readFileSync(join(stack.workspace, "notes.txt"), "utf8")).toBe("hello");
   });
 
   it("a refusal reaches the agent as a denial, and its own approving gate cannot overturn it", async () => {

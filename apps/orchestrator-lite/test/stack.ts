@@ -45,6 +45,8 @@ export interface StackOptions {
   env?: NodeJS.ProcessEnv;
   /** Names under ~/.local/bin that run the demo agent (fake claude, codex, …). */
   fakes?: string[];
+  /** What the daemons are started through (testkit's WITHOUT_CAPABILITIES: as a user's programs run). */
+  execThrough?: readonly string[];
 }
 
 /** The files an agent's runs left in its private home's runs/ ending in `suffix`, oldest first. */
@@ -68,7 +70,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   mkdirSync(join(userHome, ".local", "bin"), { recursive: true });
   for (const name of options.fakes ?? []) symlinkSync(DEMO_AGENT, join(userHome, ".local", "bin", name));
   const config = `[agents.demo]\nexecutable = "${DEMO_AGENT}"\n${options.config ?? ""}`;
-  const common = { home, workspace, config, env: { HOME: userHome, ...options.env } };
+  const common = { home, workspace, config, env: { HOME: userHome, ...options.env }, execThrough: options.execThrough };
   const [echo, mux] = await Promise.all([startEcho(common), startMux(common)]);
   const orch = await startOrch(common);
   return {

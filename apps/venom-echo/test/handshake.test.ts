@@ -7,7 +7,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await daemon.stop();
-  cleanupAll();
+  await cleanupAll();
 });
 
 describe("handshake (conformance/spec/design.md: first request must be hello)", () => {

@@ -11,7 +11,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await daemon.stop();
-  cleanupAll();
+  await cleanupAll();
 });
 
 /** Run a small client script in its own process, with its own environment and uid. */

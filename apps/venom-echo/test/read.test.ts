@@ -9,7 +9,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await daemon.stop();
-  cleanupAll();
+  await cleanupAll();
 });
 
 const PASSWD = readFileSync("/etc/passwd", "utf8");

@@ -1,4 +1,5 @@
-import { cleanupAll, RawClient, startEcho } from "@venom/testkit";
+import { cleanupAll, cli, RawClient, startEcho, tempDir } from "@venom/testkit";
+import { alive } from "@venom/testkit/proc";
 import { afterAll, describe, expect, it } from "vitest";
 
 afterAll(cleanupAll);
@@ -18,5 +19,15 @@ describe("testkit", () => {
     expect(answer()?.result?.content).toBe(text);
     raw.close();
     await daemon.stop();
+  });
+
+  it("cleanupAll stops a daemon a test left serving in one of its temp homes, though it is not the test's child", async () => {
+    const env = { ...process.env, VENOM_HOME: tempDir("home") };
+    // What a restart, or a test that failed before its own `stop`, leaves behind: a daemon `start` detached.
+    expect(cli({ env }, ["start", "--workspace", tempDir("ws")]).code).toBe(0);
+    const { pid } = JSON.parse(cli({ env }, ["status", "--json"]).stdout);
+    expect(alive(pid)).toBe(true);
+    await cleanupAll();
+    expect(alive(pid)).toBe(false);
   });
 });

@@ -10,7 +10,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await daemon.stop();
-  cleanupAll();
+  await cleanupAll();
 });
 
 const approve = { gate: async () => "approve" as const };

@@ -8,8 +8,9 @@
 // no_new_privs. Then it execve's the program with exactly its argv and with
 // the VENOM_SANDBOX_ENV_ variables, renamed back, as its whole environment: the
 // same pid, process group and session, and every descendant inherits the
-// restriction. It never runs the program unconfined: any failure exits 126
-// naming what failed (127 when the program is not found), as a shell does.
+// restriction; the program holds no fd above stderr (../include/close-fds.h).
+// It never runs the program unconfined: any failure exits 126 naming what
+// failed (127 when the program is not found), as a shell does.
 //
 // The ruleset, one item a line:
 //   layer <abi> <handled fs> <handled net> <scoped> <rights allowed on a file>
@@ -27,6 +28,8 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+
+#include "../include/close-fds.h"
 
 // The syscall numbers are the same on every architecture Venom supports (x86_64, aarch64).
 #ifndef SYS_landlock_create_ruleset
@@ -251,5 +254,6 @@ int main(int argc, char **argv) {
   if (abi < 0) cannot_confine("landlock_create_ruleset");
   if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) cannot_confine("prctl(PR_SET_NO_NEW_PRIVS)");
   confine(plan, abi);
+  close_fds_above_stderr();
   exec(argv + 1, env);
 }

@@ -10,6 +10,9 @@
 // processes (apps/multiplexer-lite/src/pty-start.ts keeps that shell for a
 // build without a C compiler).
 //
+// It closes every fd above stderr first (../include/close-fds.h): the program
+// holds none of venom-mux's, such as another pane's pty master.
+//
 // Like that shell, it leaves the settings alone when stdin is no terminal, and
 // when the program cannot run it says why on stderr (the pane's screen) and
 // exits 127 (not found) or 126 (found but not runnable).
@@ -19,6 +22,8 @@
 #include <string.h>
 #include <termios.h>
 #include <unistd.h>
+
+#include "../include/close-fds.h"
 
 #define CANNOT_RUN 126
 #define NOT_FOUND 127
@@ -36,6 +41,7 @@ int main(int argc, char **argv) {
     settings.c_cc[VEOL2] = _POSIX_VDISABLE;
     tcsetattr(STDIN_FILENO, TCSANOW, &settings);
   }
+  close_fds_above_stderr();
   execvp(argv[1], argv + 1);
   int error = errno;
   fprintf(stderr, "venom-mux: %s: %s\n", argv[1], error == ENOENT ? "not found" : strerror(error));

@@ -25,5 +25,6 @@ export { openBeneath } from "./open-beneath.js";
 export { type PeerCredAddon, type PeerCredentials, peerCredAddon, peerCredentials, peerPidfd, socketFd } from "./peer.js";
 export { pidfdExited, pidfdOpen, pidfdSendSignal } from "./pidfd.js";
 export { assertSupported, type SupportedArch, UnsupportedPlatformError } from "./platform.js";
+export { closeOnExecAboveStderr, setNotDumpable } from "./process-guard.js";
 export { isChildSubreaper, setChildSubreaper } from "./subreaper.js";
 export { ECHILD, type WaitResult, WNOHANG, waitpid } from "./wait.js";

@@ -7,6 +7,7 @@ import { type SupportedArch, supportedArch } from "./platform.js";
 const UNIFIED_NUMBERS = {
   pidfd_send_signal: 424,
   pidfd_open: 434,
+  close_range: 436,
   openat2: 437,
   landlock_create_ruleset: 444,
   landlock_add_rule: 445,

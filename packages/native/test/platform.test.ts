@@ -33,6 +33,7 @@ describe("assertSupported", () => {
       expect(Object.entries(SYSCALL_NUMBERS[arch]).sort(([, a], [, b]) => a - b)).toEqual([
         ["pidfd_send_signal", 424],
         ["pidfd_open", 434],
+        ["close_range", 436],
         ["openat2", 437],
         ["landlock_create_ruleset", 444],
         ["landlock_add_rule", 445],

@@ -9,6 +9,7 @@ import {
   type HelloResultSchema,
   PROTOCOL,
   ProtocolError,
+  parseMarkers,
   type ToolResult,
 } from "@venom/proto";
 import type { z } from "zod";
@@ -149,6 +150,7 @@ export class VenomClient {
             approvals: options.gate !== undefined,
             ...(options.autoApprove ? { autoApprove: true } : {}),
             ...(options.noTools ? { noTools: true } : {}),
+            ...delegationClaim(),
           },
           timeoutMs,
         ),
@@ -189,4 +191,16 @@ export class VenomClient {
   close(): void {
     this.rpc.close();
   }
+}
+
+/**
+ * This process's own delegation markers, declared in hello: a daemon reads
+ * them from a peer's /proc/PID/environ too, but not from a peer that is not
+ * dumpable (every Venom daemon, docs/security-model.md "Descriptors"), so a
+ * daemon that is a delegate says so itself. A claim can only make its
+ * sender a deeper delegate, never the owner.
+ */
+function delegationClaim(): { delegation?: { depth: number; parent: string | null } } {
+  const { depth, parent } = parseMarkers(process.env);
+  return depth > 0 ? { delegation: { depth, parent } } : {};
 }

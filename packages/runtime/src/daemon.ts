@@ -4,7 +4,7 @@ import { chmodSync, closeSync, lstatSync, realpathSync, type Stats, unlinkSync }
 import { createServer, type Server, type Socket } from "node:net";
 import { join } from "node:path";
 import type { Readable, Writable } from "node:stream";
-import { setChildSubreaper } from "@venom/native";
+import { closeOnExecAboveStderr, setChildSubreaper, setNotDumpable } from "@venom/native";
 import { type Decorator, Dispatcher, ErrorCode, ProtocolError, parseMarkers, Snapshot, type ToolDefinition } from "@venom/proto";
 import { reapStraysOnSigchld, spawnedChild } from "./adopted.js";
 import type { Config } from "./config.js";
@@ -19,6 +19,16 @@ import { LauncherTable, type RelayParams } from "./relay.js";
 import { sandboxNotices } from "./sandbox/launch.js";
 import type { HelloContext, SessionLink, SessionState, Transport } from "./session.js";
 import { answers } from "./socket-probe.js";
+
+/**
+ * What a daemon does to itself before it serves (docs/security-model.md,
+ * "Descriptors"): no process it starts inherits an fd it holds, and another
+ * process of its user reads neither its memory, environment nor fds.
+ */
+function guardProcess(): void {
+  setNotDumpable();
+  closeOnExecAboveStderr();
+}
 
 /** What an app brings to the runtime: its tools, its containment, its own methods. */
 export interface AppDefinition<Context> {
@@ -127,6 +137,7 @@ export class Daemon<Context> implements ConnectionHost<Context> {
   async listen(): Promise<void> {
     // First, before any await: the native bindings load here (loaded after the stale-socket probe below,
     // koffi failed to find its own native module on this machine).
+    guardProcess();
     setChildSubreaper();
     const path = this.socketPath;
     const existing = lstatIfAny(path);
@@ -161,6 +172,7 @@ export class Daemon<Context> implements ConnectionHost<Context> {
 
   /** One session over a pair of streams (stdio): handshake required, no management. */
   serveStdio(input: Readable, output: Writable): Promise<void> {
+    guardProcess();
     // A stdio daemon is its client's child: whatever confines the client confines it and all it starts.
     const peer: PeerFacts = { pid: process.ppid, uid: process.getuid?.() ?? -1, environ: parseMarkers(process.env), noNewPrivs: false };
     return new Promise((resolve) => {

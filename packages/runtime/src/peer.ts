@@ -48,14 +48,17 @@ export function checkPeer(socket: Socket): PeerCheck {
 /**
  * The VENOM_* variables of a process's environment at exec time, or null when it
  * cannot be read (exited, or not ours). Only Venom's own variables are kept, so
- * no other value of the peer's environment (keys, tokens) is ever held.
+ * no other value of the peer's environment (keys, tokens) is ever held. A
+ * process that is not dumpable (a Venom daemon, docs/security-model.md
+ * "Descriptors") shows none: its environment is closed to us (EACCES), so only
+ * what it claims and its ancestry tell.
  */
 export function readVenomEnviron(pid: number): Record<string, string> | null {
   let raw: Buffer;
   try {
     raw = readFileSync(`/proc/${pid}/environ`);
-  } catch {
-    return null;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EACCES" ? {} : null;
   }
   const env: Record<string, string> = {};
   for (const entry of raw.toString("utf8").split("\0")) {

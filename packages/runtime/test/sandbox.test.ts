@@ -285,6 +285,20 @@ try {
   });
 
   it.each(LAUNCHERS)(
+    "the %s launcher hands the program no fd above stderr, even one it inherited that is not close-on-exec (docs/security-model.md, Descriptors)",
+    (_, launcher) => {
+      const command = sandboxedCommand(profile(), ["sh", "-c", "ls /proc/$$/fd; :"], process.env, launcher);
+      // Started through a shell whose redirection leaves fd 99 open across exec.
+      const result = spawnSync("bash", ["--norc", "--noprofile", "-c", 'exec "$@" 99</dev/null', "bash", command.file, ...command.args], {
+        env: command.env,
+        encoding: "utf8",
+      });
+      expect(result.status).toBe(0);
+      expect(result.stdout.trim().split("\n")).toEqual(["0", "1", "2"]);
+    },
+  );
+
+  it.each(LAUNCHERS)(
     "the %s launcher refuses a malformed ruleset or a missing path (exit 126), and exits 127 for a missing program",
     (_, launcher) => {
       const run = (env: Record<string, string>, argv = ["touch", join(outside, "ran")]) => {
