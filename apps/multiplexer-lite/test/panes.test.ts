@@ -435,7 +435,7 @@ describe("venom-mux panes", () => {
       argv: ["sh", "-c", "env > env.txt"],
       envPolicy: "delegated",
       agent: "claude",
-      env: { SNEAKY_API_KEY: "canary-sneaky", HOME: "/root" },
+      env: { SNEAKY_API_KEY: "canary-sneaky" },
     });
     await client.request("pane/wait", { target: pane.id });
     client.close();
