@@ -47,7 +47,7 @@ export const LEDGER: readonly LedgerSection[] = [
       ["SCV is a local agent running with the user's operating-system account.", "descriptive"],
       [
         "It provides workspace path containment, bounded I/O, transparent side effects, and interactive approval.",
-        ["containment/path-escapes", "bounds/read-output", "process/output-bounded", "approval/deny-no-side-effect"],
+        ["containment/path-escapes", "bounds/read-output", "process/output-bounded", "approval/deny-no-side-effect", "panes/start-up-env"],
       ],
       ["It does not provide an OS security boundary.", ["handshake/no-sandbox-notice"]],
       ["The daemon remains a user-level process.", "descriptive"],
@@ -355,7 +355,10 @@ export const LEDGER: readonly LedgerSection[] = [
     source: "security-model",
     section: "Approval behavior",
     sentences: [
-      ["An approval prompt includes the exact tool name and a bounded, human-readable summary.", ["approval/deny-no-side-effect"]],
+      [
+        "An approval prompt includes the exact tool name and a bounded, human-readable summary.",
+        ["approval/deny-no-side-effect", "panes/start-up-env"],
+      ],
       ["Approval is per call.", ["approval/deny-no-side-effect"]],
       ["A denial is returned to the model as a failed tool result.", ["approval/deny-no-side-effect", "approval/no-gate-denies"]],
       ["Cancellation denies and terminates pending work.", ["process/group-kill-cancel"]],
@@ -738,7 +741,10 @@ export const LEDGER: readonly LedgerSection[] = [
       ["generated source and ownership manifests;", "supplyChain"],
       ["compatibility/starter manifests, SBOMs, signatures, and provenance;", "supplyChain"],
       ["errors, ordinary logs, events, snapshots, replay, plugin manifests, and TUI diagnostics;", ["secrets/canary", "secrets/logs"]],
-      ["command argv or environment unless an explicit tool contract and policy allow it.", ["process/run-no-api-keys"]],
+      [
+        "command argv or environment unless an explicit tool contract and policy allow it.",
+        ["process/run-no-api-keys", "panes/start-up-env"],
+      ],
       ["Provider metadata uses explicit namespace allowlisting and a documented safe field set.", "provider"],
       ["Unknown headers/provider payloads are dropped, not forwarded.", "provider"],
       ["Interaction events carry only identity, kind, and lifecycle status.", ["events/minimal"]],

@@ -97,6 +97,7 @@ describe("venom-conformance", () => {
       ["panes/cwd-containment", "MUST", "runs"],
       ["panes/delegated-process", "MUST", "runs"],
       ["panes/ownership", "MUST", "runs"],
+      ["panes/start-up-env", "MUST", "runs"],
     ]);
   });
 

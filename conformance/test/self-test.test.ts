@@ -53,6 +53,7 @@ const CAUGHT_BY: Record<Fault, string[]> = {
     "confinement/tcp-none",
     "confinement/signal-outside",
   ],
+  "start-up-env": ["panes/start-up-env"],
 };
 
 /**

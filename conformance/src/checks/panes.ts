@@ -1,7 +1,7 @@
-import { existsSync, readdirSync, readFileSync, symlinkSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ErrorCode, MARKER_DEPTH, MARKER_PARENT, PaneInfoSchema, PaneListResultSchema, PROTOCOL } from "@venom/proto";
-import { type Check, design, securityModel } from "../check.js";
+import { type Check, design, rfc0008, securityModel } from "../check.js";
 import type { CheckContext } from "../context.js";
 import { nonce } from "../probes.js";
 import { expect, expectError, expectResult, fail } from "../verdict.js";
@@ -47,6 +47,17 @@ function stopFromInside(socket: string, out: string): string {
 const OWNERSHIP_RULE = design(
   "Delegation across daemons",
   "a delegate sees and acts on only the panes and jobs of its own delegation subtree; the owner sees all.",
+);
+
+/** Start-up variables the check sets, each with a program that would obey it. */
+const START_UP_PROBES: readonly (readonly [string, string[]])[] = [
+  ["BASH_ENV", ["bash", "-c", "echo building"]],
+  ["LD_PRELOAD", ["true"]],
+];
+
+const TRANSPARENT_RULE = securityModel(
+  "Security Model",
+  "It provides workspace path containment, bounded I/O, transparent side effects, and interactive approval.",
 );
 
 export const paneChecks: readonly Check[] = [
@@ -158,6 +169,38 @@ export const paneChecks: readonly Check[] = [
       expect(!JSON.stringify(screen.result ?? "").includes(typed), "the delegate's text reached the owner's pane");
       await client.request("pane/kill", { target: pane.id });
       return "the delegate saw no pane of the owner and was refused send, capture, resize and kill; the owner's pane is untouched";
+    },
+  },
+  {
+    id: "panes/start-up-env",
+    level: "MUST",
+    requirement: TRANSPARENT_RULE,
+    also: [
+      rfc0008("Secrets and sensitive data", "command argv or environment unless an explicit tool contract and policy allow it."),
+      securityModel("Approval behavior", "An approval prompt includes the exact tool name and a bounded, human-readable summary."),
+    ],
+    expected: `pane/new whose env sets a loader or start-up variable (${START_UP_PROBES.map(([name]) => name).join(", ")}) is refused with ${ErrorCode.InvalidParams} naming it, and the file BASH_ENV names never runs: such a variable makes the program the caller named run code nobody was shown`,
+    needsMethods: ["pane/new", "pane/kill"],
+    async run(ctx) {
+      const dir = ctx.dir("start-up-env");
+      const ran = join(dir, `ran-${nonce()}`);
+      const payload = join(dir, "payload.sh");
+      writeFileSync(payload, `echo ran > ${ran}\n`);
+      for (const [name, argv] of START_UP_PROBES) {
+        const value = name === "BASH_ENV" ? payload : join(dir, "absent.so");
+        const { client, reply } = await newPane(ctx, { argv, env: { [name]: value } });
+        if (reply.error === undefined) {
+          const pane = PaneInfoSchema.safeParse(reply.result);
+          if (name === "BASH_ENV") await fileFrom(ran, "the file BASH_ENV names").catch(() => undefined);
+          if (pane.success) await client.request("pane/kill", { target: pane.data.id });
+        }
+        expect(!existsSync(ran), "the file BASH_ENV names ran in the new pane");
+        const error = expectError(reply, ErrorCode.InvalidParams, `pane/new with env.${name}`);
+        expect(`${error.message} ${JSON.stringify(error.data)}`.includes(name), `the refusal does not name ${name}: ${error.message}`);
+        client.close();
+      }
+      await ctx.assertServing();
+      return `${START_UP_PROBES.map(([name]) => name).join(", ")} refused, naming each; nothing ran`;
     },
   },
 ];
