@@ -156,7 +156,7 @@ export const LEDGER: readonly LedgerSection[] = [
       ],
       [
         "It first removes from the child environment SCV's selector variables, every variable ending in `_API_KEY`, and the credential, endpoint, and state variables that any adapter declares (such as `CLAUDE_CODE_OAUTH_TOKEN`, `CLAUDE_CONFIG_DIR`, `OPENAI_BASE_URL`, `GROK_*`, `DSH_*`, and `PI_*`), so no agent inherits the user's or another agent's credentials.",
-        ["orch/env-allow-list"],
+        ["orch/env-allow-list", "panes/delegate-env"],
       ],
       [
         "Agents sign in only through `scv agents login`, which runs the agent's own sign-in in that private home or, for DeepSeek Harness and pi endpoints, reads an API key without echo (or from stdin) and writes it into the agent's own credential file with mode `0600`; keys are never command-line arguments and never printed.",

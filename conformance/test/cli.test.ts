@@ -98,6 +98,7 @@ describe("venom-conformance", () => {
       ["panes/delegated-process", "MUST", "runs"],
       ["panes/ownership", "MUST", "runs"],
       ["panes/start-up-env", "MUST", "runs"],
+      ["panes/delegate-env", "MUST", "runs"],
     ]);
   });
 

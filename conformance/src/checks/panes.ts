@@ -5,6 +5,7 @@ import { type Check, design, rfc0008, securityModel } from "../check.js";
 import type { CheckContext } from "../context.js";
 import { nonce } from "../probes.js";
 import { expect, expectError, expectResult, fail } from "../verdict.js";
+import { ALLOW_LIST, ENV_RULE } from "./orch.js";
 
 const CWD_RULE = securityModel(
   "Tool rules",
@@ -31,8 +32,8 @@ async function newPane(ctx: CheckContext, params: Record<string, unknown>) {
   return { client, reply: await client.request("pane/new", params) };
 }
 
-/** A node program, run inside a pane with its environment cleared, that asks the daemon to stop and writes the replies. */
-function stopFromInside(socket: string, out: string): string {
+/** A node program, run inside a pane, that says hello, asks the daemon one request and writes the two replies. */
+function askFromInside(socket: string, out: string, method: string, params?: object): string {
   return `
     const net = require("node:net"), fs = require("node:fs");
     const s = net.createConnection(${JSON.stringify(socket)});
@@ -40,7 +41,7 @@ function stopFromInside(socket: string, out: string): string {
     s.on("data", (d) => { buf += d; if (buf.split("\\n").length > 2) { fs.writeFileSync(${JSON.stringify(out)}, buf); process.exit(0); } });
     s.on("connect", () => {
       s.write(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "hello", params: { protocol: ${JSON.stringify(PROTOCOL)}, client: { name: "in-pane", version: "0" } } }) + "\\n");
-      s.write(JSON.stringify({ jsonrpc: "2.0", id: 2, method: "daemon/stop" }) + "\\n");
+      s.write(JSON.stringify({ jsonrpc: "2.0", id: 2, method: ${JSON.stringify(method)}${params ? `, params: ${JSON.stringify(params)}` : ""} }) + "\\n");
     });`;
 }
 
@@ -111,7 +112,9 @@ export const paneChecks: readonly Check[] = [
         expect(count > 0, `no delegation record in ${records} while the pane runs`);
       }
       const out = join(dir, "stop.txt");
-      const inside = await newPane(ctx, { argv: ["env", "-i", process.execPath, "-e", stopFromInside(ctx.target.socket, out)] });
+      const inside = await newPane(ctx, {
+        argv: ["env", "-i", process.execPath, "-e", askFromInside(ctx.target.socket, out, "daemon/stop")],
+      });
       const insider = expectResult(inside.reply, PaneInfoSchema, "pane/new for the cleared-environment program");
       const [hello, stop] = (await fileFrom(out, "the in-pane client's replies"))
         .trim()
@@ -201,6 +204,41 @@ export const paneChecks: readonly Check[] = [
       }
       await ctx.assertServing();
       return `${START_UP_PROBES.map(([name]) => name).join(", ")} refused, naming each; nothing ran`;
+    },
+  },
+  {
+    id: "panes/delegate-env",
+    level: "MUST",
+    requirement: ENV_RULE,
+    also: [ALLOW_LIST],
+    expected:
+      "a pane made by a delegate (a program in an agent's pane asking pane/new with no envPolicy, its approval granted by the owner) never sees the canary secret of the daemon's environment. Without a known canary (--canary, or --target) this is a warning",
+    needsMethods: ["pane/new", "pane/kill"],
+    async run(ctx) {
+      const canary = ctx.target.canary;
+      if (!canary) {
+        ctx.should(false, "no canary known: start the daemon with a secret in its environment and pass it as --canary, or use --target");
+        return "nothing to look for";
+      }
+      const dir = ctx.dir("delegate-env");
+      const envFile = join(dir, "env.txt");
+      const out = join(dir, "replies.txt");
+      const inner = { argv: ["sh", "-c", `env > ${envFile}; sleep 30`] };
+      const { client, reply } = await newPane(ctx, {
+        argv: [process.execPath, "-e", askFromInside(ctx.target.socket, out, "pane/new", inner)],
+        envPolicy: "delegated",
+      });
+      const agent = expectResult(reply, PaneInfoSchema, "pane/new for the agent");
+      const [, made] = (await fileFrom(out, "the in-pane client's replies"))
+        .trim()
+        .split("\n")
+        .map((line) => JSON.parse(line));
+      const pane = expectResult(made ?? {}, PaneInfoSchema, "the delegate's approved pane/new");
+      const env = await fileFrom(envFile, "the delegate's pane's environment");
+      await client.request("pane/kill", { target: pane.id });
+      await client.request("pane/kill", { target: agent.id });
+      expect(!env.includes(canary), "the daemon's canary secret reached the pane a delegate made");
+      return "the delegate's pane started without the daemon's canary";
     },
   },
 ];
