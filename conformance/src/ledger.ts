@@ -47,7 +47,7 @@ export const LEDGER: readonly LedgerSection[] = [
       ["SCV is a local agent running with the user's operating-system account.", "descriptive"],
       [
         "It provides workspace path containment, bounded I/O, transparent side effects, and interactive approval.",
-        ["containment/path-escapes", "bounds/read-output", "process/output-bounded", "approval/deny-no-side-effect"],
+        ["containment/path-escapes", "bounds/read-output", "process/output-bounded", "approval/deny-no-side-effect", "panes/start-up-env"],
       ],
       ["It does not provide an OS security boundary.", ["handshake/no-sandbox-notice"]],
       ["The daemon remains a user-level process.", "descriptive"],
@@ -156,7 +156,7 @@ export const LEDGER: readonly LedgerSection[] = [
       ],
       [
         "It first removes from the child environment SCV's selector variables, every variable ending in `_API_KEY`, and the credential, endpoint, and state variables that any adapter declares (such as `CLAUDE_CODE_OAUTH_TOKEN`, `CLAUDE_CONFIG_DIR`, `OPENAI_BASE_URL`, `GROK_*`, `DSH_*`, and `PI_*`), so no agent inherits the user's or another agent's credentials.",
-        ["orch/env-allow-list"],
+        ["orch/env-allow-list", "panes/delegate-env"],
       ],
       [
         "Agents sign in only through `scv agents login`, which runs the agent's own sign-in in that private home or, for DeepSeek Harness and pi endpoints, reads an API key without echo (or from stdin) and writes it into the agent's own credential file with mode `0600`; keys are never command-line arguments and never printed.",
@@ -355,7 +355,10 @@ export const LEDGER: readonly LedgerSection[] = [
     source: "security-model",
     section: "Approval behavior",
     sentences: [
-      ["An approval prompt includes the exact tool name and a bounded, human-readable summary.", ["approval/deny-no-side-effect"]],
+      [
+        "An approval prompt includes the exact tool name and a bounded, human-readable summary.",
+        ["approval/deny-no-side-effect", "panes/start-up-env"],
+      ],
       ["Approval is per call.", ["approval/deny-no-side-effect"]],
       ["A denial is returned to the model as a failed tool result.", ["approval/deny-no-side-effect", "approval/no-gate-denies"]],
       ["Cancellation denies and terminates pending work.", ["process/group-kill-cancel"]],
@@ -738,7 +741,10 @@ export const LEDGER: readonly LedgerSection[] = [
       ["generated source and ownership manifests;", "supplyChain"],
       ["compatibility/starter manifests, SBOMs, signatures, and provenance;", "supplyChain"],
       ["errors, ordinary logs, events, snapshots, replay, plugin manifests, and TUI diagnostics;", ["secrets/canary", "secrets/logs"]],
-      ["command argv or environment unless an explicit tool contract and policy allow it.", ["process/run-no-api-keys"]],
+      [
+        "command argv or environment unless an explicit tool contract and policy allow it.",
+        ["process/run-no-api-keys", "panes/start-up-env"],
+      ],
       ["Provider metadata uses explicit namespace allowlisting and a documented safe field set.", "provider"],
       ["Unknown headers/provider payloads are dropped, not forwarded.", "provider"],
       ["Interaction events carry only identity, kind, and lifecycle status.", ["events/minimal"]],

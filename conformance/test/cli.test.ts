@@ -97,6 +97,8 @@ describe("venom-conformance", () => {
       ["panes/cwd-containment", "MUST", "runs"],
       ["panes/delegated-process", "MUST", "runs"],
       ["panes/ownership", "MUST", "runs"],
+      ["panes/start-up-env", "MUST", "runs"],
+      ["panes/delegate-env", "MUST", "runs"],
     ]);
   });
 

@@ -33,7 +33,7 @@ const CAUGHT_BY: Record<Fault, string[]> = {
   "toctou-write": ["containment/symlink-race-write"],
   "run-unmarked": ["process/run-markers", "panes/delegated-process"],
   "run-unrecorded": ["process/run-record"],
-  "run-keeps-api-key": ["process/run-no-api-keys"],
+  "run-keeps-api-key": ["process/run-no-api-keys", "panes/delegate-env"],
   "no-depth-limit": ["process/depth-limit"],
   "sandbox-claim": ["handshake/no-sandbox-notice"],
   "log-output": ["secrets/logs"],
@@ -54,6 +54,7 @@ const CAUGHT_BY: Record<Fault, string[]> = {
     "confinement/tcp-none",
     "confinement/signal-outside",
   ],
+  "start-up-env": ["panes/start-up-env"],
 };
 
 /**

@@ -43,6 +43,11 @@ export interface PaneTableHost {
   paneEnded?(): void;
 }
 
+/** Whose private home a delegated pane gets when nobody names an agent. */
+export const DEFAULT_AGENT = "pane";
+
+type NewParams = z.infer<typeof PaneNewParamsSchema>;
+
 /** Credential, endpoint and state variables no delegated pane inherits, beside every *_API_KEY (spec, "Tool rules"). */
 const DECLARED_VARS = [
   "CLAUDE_CODE_OAUTH_TOKEN",
@@ -171,8 +176,29 @@ export class PaneTable {
     return [...(maker?.lineage ?? [from]), own];
   }
 
-  /** A new pane; `gate` is the creating session's, which its delegates' relayed approvals will ask. */
-  create(params: z.infer<typeof PaneNewParamsSchema>, session: SessionState, gate: ApprovalGate): Pane {
+  /**
+   * What a new pane is, as `session` may have it. The owner's, and a new
+   * window typed in one of the person's own shells, as asked (tmux habits);
+   * any other delegate's is delegated, as the agent it descends from
+   * (docs/security-model.md, "A delegate's new pane"): the allow-listed
+   * environment and that agent's private home, never venom-mux's own
+   * environment, HOME, or another agent's home.
+   */
+  launchAs(params: NewParams, session: SessionState): NewParams {
+    if (session.principal.kind !== "delegate" || this.inPersonalShell(session)) return params;
+    const agent = session.agent ?? DEFAULT_AGENT;
+    if (params.agent !== undefined && params.agent !== agent) {
+      throw new ProtocolError(
+        ErrorCode.InvalidParams,
+        `invalid params: agent: a delegate's pane runs as the agent it descends from (${agent}), never as another`,
+        { path: ["agent"] },
+      );
+    }
+    return { ...params, envPolicy: "delegated", agent };
+  }
+
+  /** A new pane, as launchAs made it; `gate` is the creating session's, which its delegates' relayed approvals will ask. */
+  create(params: NewParams, session: SessionState, gate: ApprovalGate): Pane {
     const { config } = this.host;
     if (this.#panes.size >= config.mux.max_panes) {
       throw new ProtocolError(ErrorCode.Busy, `busy: at most ${config.mux.max_panes} panes (mux.max_panes)`);
@@ -241,6 +267,7 @@ export class PaneTable {
       label: `[mux pane ${id} ${pane.name}]`,
       workspace: session.workspace,
       sandbox,
+      ...(params.envPolicy === "delegated" ? { agent: params.agent ?? DEFAULT_AGENT } : {}),
       createdAt: pane.createdAt,
     });
     this.host.logger.info({ pane: id, pid: pane.pid, depth, envPolicy: params.envPolicy }, "pane created");
@@ -280,7 +307,7 @@ export class PaneTable {
     cwd: string,
     argv: string[],
     env: Record<string, string>,
-    { agent = "pane", confinedAs }: z.infer<typeof PaneNewParamsSchema>,
+    { agent = DEFAULT_AGENT, confinedAs }: NewParams,
   ) {
     const inherited = session.confinement && [...session.confinement, ...this.#layersOf(confinedAs)];
     return refusedAsProtocolError(() => {
@@ -313,9 +340,9 @@ export class PaneTable {
     return record.sandbox;
   }
 
-  #env(params: z.infer<typeof PaneNewParamsSchema>, parent: string, parentDepth: number, maxDepth: number): Record<string, string> {
+  #env(params: NewParams, parent: string, parentDepth: number, maxDepth: number): Record<string, string> {
     if (params.envPolicy === "delegated") {
-      const agent = params.agent ?? "pane";
+      const agent = params.agent ?? DEFAULT_AGENT;
       const configured = Object.values(this.host.config.agents).flatMap((a) => [
         ...a.credential_vars,
         ...(a.state_var ? [a.state_var] : []),
@@ -440,7 +467,7 @@ export class PaneTable {
    * The depth a new pane would run at; past agent.max_delegation_depth it is
    * refused (-32004) before anyone is asked and before anything starts.
    */
-  depthOf(params: z.infer<typeof PaneNewParamsSchema>, session: SessionState) {
+  depthOf(params: NewParams, session: SessionState) {
     // An orchestrator launching for a delegate asks for a deeper pane; nobody can ask for a shallower one.
     const parentDepth = Math.max(session.principal.depth, params.parentDepth ?? 0);
     const depth = parentDepth + 1;

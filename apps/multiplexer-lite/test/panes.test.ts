@@ -116,7 +116,7 @@ describe("venom-mux panes", () => {
     await mux.stop();
   });
 
-  it("new starts in the caller's directory inside the workspace and takes a relative -c from it, as tmux", async () => {
+  it("new starts in the caller's directory inside the workspace and takes a relative -c from it, as tmux; typed outside, from the workspace root", async () => {
     const mux = await startMux();
     const sub = join(mux.workspace, "sub");
     mkdirSync(join(sub, "deeper"), { recursive: true });
@@ -129,12 +129,15 @@ describe("venom-mux panes", () => {
     expect(newFrom(sub, "-n", "here").status).toBe(0);
     expect(newFrom(sub, "-n", "relative", "-c", "deeper").status).toBe(0);
     expect(newFrom(tmpdir(), "-n", "outside").status).toBe(0);
-    const outsideC = newFrom(tmpdir(), "-n", "refused", "-c", ".");
+    // Typed outside the workspace, a relative DIR is taken from the workspace root (docs/venom-mux.md, "new -c DIR").
+    expect(newFrom(tmpdir(), "-n", "outside-sub", "-c", "sub").status).toBe(0);
+    const outsideC = newFrom(tmpdir(), "-n", "refused", "-c", tmpdir());
     expect(outsideC.status).toBe(1);
     expect(outsideC.stderr).toMatch(/cwd/);
     await screenMatches(mux, "here", new RegExp(`^${realpathSync(sub)}$`, "m"));
     await screenMatches(mux, "relative", new RegExp(`^${realpathSync(join(sub, "deeper"))}$`, "m"));
     await screenMatches(mux, "outside", new RegExp(`^${realpathSync(mux.workspace)}$`, "m"));
+    await screenMatches(mux, "outside-sub", new RegExp(`^${realpathSync(sub)}$`, "m"));
     await mux.stop();
   });
 
@@ -432,7 +435,7 @@ describe("venom-mux panes", () => {
       argv: ["sh", "-c", "env > env.txt"],
       envPolicy: "delegated",
       agent: "claude",
-      env: { SNEAKY_API_KEY: "canary-sneaky", HOME: "/root" },
+      env: { SNEAKY_API_KEY: "canary-sneaky" },
     });
     await client.request("pane/wait", { target: pane.id });
     client.close();

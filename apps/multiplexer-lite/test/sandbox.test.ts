@@ -287,7 +287,7 @@ describe('panes under [sandbox] mode = "landlock" (docs/security-model.md, Confi
       expect(await screen()).toMatch(/ANSWER "refused/);
       expect(asked).toHaveLength(1);
       expect(asked[0]).toMatch(
-        /^new pane x: "sh" "-c" "make test .*characters cut.*; touch HIDDEN-TAIL" in ".*\/d\\nnew pane harmless: make test"$/,
+        /^new pane x, env delegated \(agent pane\): "sh" "-c" "make test .*characters cut.*; touch HIDDEN-TAIL" in ".*\/d\\nnew pane harmless: make test"$/,
       );
       expect(existsSync(join(mux.workspace, "HIDDEN-TAIL"))).toBe(false);
     } finally {
@@ -318,7 +318,7 @@ describe('panes under [sandbox] mode = "landlock" (docs/security-model.md, Confi
     }
   });
 
-  it("an agent that swaps its temp dir for a symlink gets no rights to where it leads in the pane it asks for", async () => {
+  it("an agent that swaps its temp dir for a symlink gets no rights to where it leads: the pane it asks for is refused naming the link", async () => {
     const home = tempDir("real-home");
     writeFileSync(join(home, "secret"), "PRIVATE-KEY-CANARY\n");
     const mux = await startMux({ config: '[agents.boxed]\nexecutable = "/bin/true"\nsandbox = "landlock"\n', env: { HOME: home } });
@@ -336,11 +336,9 @@ describe('panes under [sandbox] mode = "landlock" (docs/security-model.md, Confi
       });
       const screen = async (target: string) => (await owner.request("pane/capture", { target, join: true })).text;
       await expect.poll(() => screen(agent.id), { timeout: 60_000 }).toMatch(/AGENT-DONE/);
-      expect(await screen(agent.id)).toMatch(/ANSWER "%\d+"/);
-      await expect.poll(() => screen("spawned"), { timeout: 30_000 }).toMatch(/PANE-DONE/);
-      expect(await screen("spawned")).toMatch(/secret: Permission denied/);
-      expect(await screen("spawned")).toMatch(/planted: Permission denied/);
-      expect(await screen("spawned")).not.toContain("PRIVATE-KEY-CANARY");
+      // Its pane is its own agent's, in that same home (docs/security-model.md, "A delegate's new pane"): the link is refused there.
+      expect(await screen(agent.id)).toContain(`ANSWER "${join(mux.home, "agents", "boxed", "tmp")}: refused: it is a symlink`);
+      expect((await owner.request("pane/list", {})).panes.map((p) => p.name)).not.toContain("spawned");
       expect(existsSync(join(home, "planted"))).toBe(false);
     } finally {
       owner.close();

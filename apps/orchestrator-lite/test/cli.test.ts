@@ -109,7 +109,7 @@ describe("venom-orch CLI", () => {
     expect(isGone(processStat(left))).toBe(true);
   });
 
-  it("run starts the agent where it is run, as venom-mux new -c: a relative --cwd from there, outside the workspace refused", async () => {
+  it("run starts the agent where it is run, as venom-mux new -c: a relative --cwd from there (from the root when run outside), outside the workspace refused", async () => {
     const stack = await startStack();
     mkdirSync(join(stack.workspace, "sub", "deeper"), { recursive: true });
     mkdirSync(join(stack.workspace, "other"));
@@ -119,13 +119,20 @@ describe("venom-orch CLI", () => {
     expect(runIn(join(ws, "sub")).status).toBe(0);
     expect(runIn(join(ws, "sub"), ["--cwd", "deeper"]).status).toBe(0);
     expect(runIn(join(ws, "sub"), ["--cwd", "../other"]).status).toBe(0);
-    // Run from outside the workspace: without --cwd the agent starts in its root; a --cwd taken from there is refused.
+    // Run from outside the workspace: the agent starts in its root, and a relative --cwd is taken from there; a directory outside is refused.
     const outside = tempDir("outside");
     expect(runIn(outside).status).toBe(0);
-    const refused = runIn(outside, ["--cwd", "."]);
+    expect(runIn(outside, ["--cwd", "other"]).status).toBe(0);
+    const refused = runIn(outside, ["--cwd", outside]);
     expect(refused.status).toBe(1);
     expect(refused.stderr).toMatch(/arguments\.cwd: resolves outside the workspace/);
-    expect(stack.runs("demo").map((run) => run.cwd)).toEqual([join(ws, "sub"), join(ws, "sub", "deeper"), join(ws, "other"), ws]);
+    expect(stack.runs("demo").map((run) => run.cwd)).toEqual([
+      join(ws, "sub"),
+      join(ws, "sub", "deeper"),
+      join(ws, "other"),
+      ws,
+      join(ws, "other"),
+    ]);
   });
 
   it("starts venom-mux in the same home when it is not running, and the job runs in one of its panes", async () => {

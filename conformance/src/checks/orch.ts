@@ -15,11 +15,11 @@ const ADAPTER_RULE = securityModel(
   "Tool rules",
   "Each adapter uses an executable and argument vector without shell interpolation, appends the model-provided prompt as one argument, uses the workspace or a directory inside it as current directory, applies the same timeout/output bounds, kills the process group on cancellation, and requires approval.",
 );
-const ENV_RULE = securityModel(
+export const ENV_RULE = securityModel(
   "Tool rules",
   "It first removes from the child environment SCV's selector variables, every variable ending in `_API_KEY`, and the credential, endpoint, and state variables that any adapter declares (such as `CLAUDE_CODE_OAUTH_TOKEN`, `CLAUDE_CONFIG_DIR`, `OPENAI_BASE_URL`, `GROK_*`, `DSH_*`, and `PI_*`), so no agent inherits the user's or another agent's credentials.",
 );
-const ALLOW_LIST = design(
+export const ALLOW_LIST = design(
   "Delegation across daemons",
   "Agents keep `VENOM_HOME` (so they can reach the instance's daemons as delegates) but get a private `HOME`, XDG dirs and state variable, and an **allow-listed** environment: base variables plus the adapter's `env_pass`; secret-shaped names never pass.",
 );

@@ -1,10 +1,11 @@
-import { existsSync, readdirSync, readFileSync, symlinkSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ErrorCode, MARKER_DEPTH, MARKER_PARENT, PaneInfoSchema, PaneListResultSchema, PROTOCOL } from "@venom/proto";
-import { type Check, design, securityModel } from "../check.js";
+import { type Check, design, rfc0008, securityModel } from "../check.js";
 import type { CheckContext } from "../context.js";
 import { nonce } from "../probes.js";
 import { expect, expectError, expectResult, fail } from "../verdict.js";
+import { ALLOW_LIST, ENV_RULE } from "./orch.js";
 
 const CWD_RULE = securityModel(
   "Tool rules",
@@ -31,8 +32,8 @@ async function newPane(ctx: CheckContext, params: Record<string, unknown>) {
   return { client, reply: await client.request("pane/new", params) };
 }
 
-/** A node program, run inside a pane with its environment cleared, that asks the daemon to stop and writes the replies. */
-function stopFromInside(socket: string, out: string): string {
+/** A node program, run inside a pane, that says hello, asks the daemon one request and writes the two replies. */
+function askFromInside(socket: string, out: string, method: string, params?: object): string {
   return `
     const net = require("node:net"), fs = require("node:fs");
     const s = net.createConnection(${JSON.stringify(socket)});
@@ -40,13 +41,24 @@ function stopFromInside(socket: string, out: string): string {
     s.on("data", (d) => { buf += d; if (buf.split("\\n").length > 2) { fs.writeFileSync(${JSON.stringify(out)}, buf); process.exit(0); } });
     s.on("connect", () => {
       s.write(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "hello", params: { protocol: ${JSON.stringify(PROTOCOL)}, client: { name: "in-pane", version: "0" } } }) + "\\n");
-      s.write(JSON.stringify({ jsonrpc: "2.0", id: 2, method: "daemon/stop" }) + "\\n");
+      s.write(JSON.stringify({ jsonrpc: "2.0", id: 2, method: ${JSON.stringify(method)}${params ? `, params: ${JSON.stringify(params)}` : ""} }) + "\\n");
     });`;
 }
 
 const OWNERSHIP_RULE = design(
   "Delegation across daemons",
   "a delegate sees and acts on only the panes and jobs of its own delegation subtree; the owner sees all.",
+);
+
+/** Start-up variables the check sets, each with a program that would obey it. */
+const START_UP_PROBES: readonly (readonly [string, string[]])[] = [
+  ["BASH_ENV", ["bash", "-c", "echo building"]],
+  ["LD_PRELOAD", ["true"]],
+];
+
+const TRANSPARENT_RULE = securityModel(
+  "Security Model",
+  "It provides workspace path containment, bounded I/O, transparent side effects, and interactive approval.",
 );
 
 export const paneChecks: readonly Check[] = [
@@ -100,7 +112,9 @@ export const paneChecks: readonly Check[] = [
         expect(count > 0, `no delegation record in ${records} while the pane runs`);
       }
       const out = join(dir, "stop.txt");
-      const inside = await newPane(ctx, { argv: ["env", "-i", process.execPath, "-e", stopFromInside(ctx.target.socket, out)] });
+      const inside = await newPane(ctx, {
+        argv: ["env", "-i", process.execPath, "-e", askFromInside(ctx.target.socket, out, "daemon/stop")],
+      });
       const insider = expectResult(inside.reply, PaneInfoSchema, "pane/new for the cleared-environment program");
       const [hello, stop] = (await fileFrom(out, "the in-pane client's replies"))
         .trim()
@@ -158,6 +172,73 @@ export const paneChecks: readonly Check[] = [
       expect(!JSON.stringify(screen.result ?? "").includes(typed), "the delegate's text reached the owner's pane");
       await client.request("pane/kill", { target: pane.id });
       return "the delegate saw no pane of the owner and was refused send, capture, resize and kill; the owner's pane is untouched";
+    },
+  },
+  {
+    id: "panes/start-up-env",
+    level: "MUST",
+    requirement: TRANSPARENT_RULE,
+    also: [
+      rfc0008("Secrets and sensitive data", "command argv or environment unless an explicit tool contract and policy allow it."),
+      securityModel("Approval behavior", "An approval prompt includes the exact tool name and a bounded, human-readable summary."),
+    ],
+    expected: `pane/new whose env sets a loader or start-up variable (${START_UP_PROBES.map(([name]) => name).join(", ")}) is refused with ${ErrorCode.InvalidParams} naming it, and the file BASH_ENV names never runs: such a variable makes the program the caller named run code nobody was shown`,
+    needsMethods: ["pane/new", "pane/kill"],
+    async run(ctx) {
+      const dir = ctx.dir("start-up-env");
+      const ran = join(dir, `ran-${nonce()}`);
+      const payload = join(dir, "payload.sh");
+      writeFileSync(payload, `echo ran > ${ran}\n`);
+      for (const [name, argv] of START_UP_PROBES) {
+        const value = name === "BASH_ENV" ? payload : join(dir, "absent.so");
+        const { client, reply } = await newPane(ctx, { argv, env: { [name]: value } });
+        if (reply.error === undefined) {
+          const pane = PaneInfoSchema.safeParse(reply.result);
+          if (name === "BASH_ENV") await fileFrom(ran, "the file BASH_ENV names").catch(() => undefined);
+          if (pane.success) await client.request("pane/kill", { target: pane.data.id });
+        }
+        expect(!existsSync(ran), "the file BASH_ENV names ran in the new pane");
+        const error = expectError(reply, ErrorCode.InvalidParams, `pane/new with env.${name}`);
+        expect(`${error.message} ${JSON.stringify(error.data)}`.includes(name), `the refusal does not name ${name}: ${error.message}`);
+        client.close();
+      }
+      await ctx.assertServing();
+      return `${START_UP_PROBES.map(([name]) => name).join(", ")} refused, naming each; nothing ran`;
+    },
+  },
+  {
+    id: "panes/delegate-env",
+    level: "MUST",
+    requirement: ENV_RULE,
+    also: [ALLOW_LIST],
+    expected:
+      "a pane made by a delegate (a program in an agent's pane asking pane/new with no envPolicy, its approval granted by the owner) never sees the canary secret of the daemon's environment. Without a known canary (--canary, or --target) this is a warning",
+    needsMethods: ["pane/new", "pane/kill"],
+    async run(ctx) {
+      const canary = ctx.target.canary;
+      if (!canary) {
+        ctx.should(false, "no canary known: start the daemon with a secret in its environment and pass it as --canary, or use --target");
+        return "nothing to look for";
+      }
+      const dir = ctx.dir("delegate-env");
+      const envFile = join(dir, "env.txt");
+      const out = join(dir, "replies.txt");
+      const inner = { argv: ["sh", "-c", `env > ${envFile}; sleep 30`] };
+      const { client, reply } = await newPane(ctx, {
+        argv: [process.execPath, "-e", askFromInside(ctx.target.socket, out, "pane/new", inner)],
+        envPolicy: "delegated",
+      });
+      const agent = expectResult(reply, PaneInfoSchema, "pane/new for the agent");
+      const [, made] = (await fileFrom(out, "the in-pane client's replies"))
+        .trim()
+        .split("\n")
+        .map((line) => JSON.parse(line));
+      const pane = expectResult(made ?? {}, PaneInfoSchema, "the delegate's approved pane/new");
+      const env = await fileFrom(envFile, "the delegate's pane's environment");
+      await client.request("pane/kill", { target: pane.id });
+      await client.request("pane/kill", { target: agent.id });
+      expect(!env.includes(canary), "the daemon's canary secret reached the pane a delegate made");
+      return "the delegate's pane started without the daemon's canary";
     },
   },
 ];

@@ -6,6 +6,7 @@ import * as z from "zod";
 import { CapabilitySchema } from "./capabilities.js";
 import { PROTOCOL } from "./codes.js";
 import { ApprovalPolicySchema } from "./policy.js";
+import { isStartUpVar } from "./start-up-vars.js";
 
 // ── JSON-RPC 2.0 envelopes ────────────────────────────────────────────────
 export const RequestIdSchema = z.union([z.string().max(128), z.number().int()]);
@@ -234,6 +235,21 @@ export const PaneTargetSchema = z.string().min(1).max(64);
 const PaneNameSchema = z.string().regex(/^[A-Za-z0-9_.:-]{1,64}$/, "letters, digits and _ . : - only");
 const DimensionSchema = z.number().int().min(2).max(1000);
 const EnvNameSchema = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/);
+/** Variables a caller sets for a process a daemon starts: never a loader or start-up one (START_UP_VARS). */
+export const CallerEnvSchema = z.record(EnvNameSchema, z.string().max(64 * 1024)).superRefine((env, ctx) => {
+  for (const name of Object.keys(env)) {
+    if (isStartUpVar(name)) {
+      ctx.addIssue({
+        code: "custom",
+        path: [name],
+        message:
+          'a loader or start-up variable, which would run code the approval never showed, cannot be set (docs/security-model.md, "Start-up variables")',
+      });
+    }
+  }
+});
+/** Whose private home under $VENOM_HOME/agents/ a delegated process gets. */
+export const AgentNameSchema = z.string().regex(/^[a-z][a-z0-9-]{0,31}$/);
 /** A delegation record's id: also its file name in $VENOM_HOME/state/delegations. */
 export const DelegationIdSchema = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/, "letters, digits, _ and - (at most 64)");
 
@@ -282,14 +298,14 @@ export const PaneNewParamsSchema = z.strictObject({
   name: PaneNameSchema.optional(),
   cols: DimensionSchema.default(80),
   rows: DimensionSchema.default(24),
-  env: z.record(EnvNameSchema, z.string().max(64 * 1024)).optional(),
-  /** inherit: the user's environment, as tmux does. delegated: scrubbed, with a private HOME (for agents). */
+  env: CallerEnvSchema.optional(),
+  /**
+   * inherit: the user's environment, as tmux does. delegated: scrubbed, with a private HOME (for agents).
+   * A delegate's pane is always delegated, as the agent it descends from (docs/security-model.md).
+   */
   envPolicy: z.enum(["inherit", "delegated"]).default("inherit"),
-  /** Under `delegated`: whose private home under $VENOM_HOME/agents/ the pane gets. */
-  agent: z
-    .string()
-    .regex(/^[a-z][a-z0-9-]{0,31}$/)
-    .optional(),
+  /** Under `delegated`: whose private home under $VENOM_HOME/agents/ the pane gets; a delegate names only its own agent. */
+  agent: AgentNameSchema.optional(),
   /** Under `delegated`: the agent's own state variable (e.g. CODEX_HOME), pointed inside its private home. */
   stateVar: EnvNameSchema.optional(),
   /**

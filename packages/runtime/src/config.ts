@@ -1,6 +1,6 @@
 import { isAbsolute, join } from "node:path";
 import { openBeneath } from "@venom/native";
-import { ApprovalPolicySchema, stricterPolicy } from "@venom/proto";
+import { ApprovalPolicySchema, isStartUpVar, stricterPolicy } from "@venom/proto";
 import { parse as parseToml } from "smol-toml";
 import * as z from "zod";
 import { ConfigError, readConfigText } from "./config-text.js";
@@ -43,7 +43,14 @@ const AgentSchema = z.strictObject({
   state_var: EnvName.optional(),
   credential_vars: z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*\*?$/, "a variable name or PREFIX*")).default([]),
   /** Variables of the daemon's environment the agent may see besides the base set; secret-shaped names never pass. */
-  env_pass: z.array(EnvName).default([]),
+  // venom-mux refuses these in any pane's env (docs/security-model.md, "Start-up variables"): said here, when the config loads.
+  env_pass: z
+    .array(
+      EnvName.refine((name) => !isStartUpVar(name), {
+        error: (issue) => `${issue.input} is a loader or start-up variable, which no agent may be passed`,
+      }),
+    )
+    .default([]),
   permissions: z.enum(["default", "full"]).default("default"),
   /** Shorthand for transport = "acp": this agent's executable and args speak the Agent Client Protocol on stdio. */
   acp: z.boolean().default(false),

@@ -1,6 +1,6 @@
 import { lstatSync, readdirSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
-import { DelegationIdSchema, deepFreeze, GrantSchema } from "@venom/proto";
+import { AgentNameSchema, DelegationIdSchema, deepFreeze, GrantSchema } from "@venom/proto";
 import * as z from "zod";
 import { privateDir, type VenomHome, writeFileAtomic } from "./home.js";
 import {
@@ -51,6 +51,13 @@ export const DelegationRecordSchema = z.strictObject({
    * records directory is outside everything a profile lets it write.
    */
   sandbox: LayersSchema.default([]),
+  /**
+   * The agent whose allow-listed environment and private home the process
+   * has (a delegated pane's, and what a tool starts for one): a pane a
+   * delegate descending from it asks for gets the same (docs/security-model.md,
+   * "A delegate's new pane").
+   */
+  agent: AgentNameSchema.optional(),
   createdAt: z.iso.datetime(),
 });
 export type DelegationRecord = z.infer<typeof DelegationRecordSchema>;

@@ -64,6 +64,13 @@ export interface SessionState {
    */
   readonly confinement: readonly SandboxProfile[] | null;
   /**
+   * The agent the delegation descends from, from its recorded ancestor (never
+   * from anything the peer says): whatever a daemon starts for it gets that
+   * agent's allow-listed environment and private home. Null for the owner and
+   * for a delegation with no agent on record.
+   */
+  readonly agent: string | null;
+  /**
    * Why the workspace's project config could not be applied, naming the file
    * and key; null when it applied. Such a session keeps its handshake, status
    * and management, but everything the project config would restrict (tool
@@ -226,6 +233,7 @@ export function establishSession(raw: unknown, ctx: HelloContext): SessionState 
     record: principal.kind === "delegate" ? (ctx.record?.id ?? null) : null,
     delegation: principal.kind === "delegate" ? delegationOf(ctx, claimed) : null,
     confinement: ctx.record ? ctx.record.sandbox : ctx.peer.noNewPrivs ? null : [],
+    agent: principal.kind === "delegate" ? (ctx.record?.agent ?? null) : null,
     projectConfigError,
   };
 }

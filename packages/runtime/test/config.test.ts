@@ -47,6 +47,11 @@ describe("configuration layers (conformance/spec/design.md, Configuration)", () 
     expect(() => loadUserConfig(broken.file)).toThrow(/not valid TOML/);
   });
 
+  it("an agent's env_pass cannot pass a loader or start-up variable: the key and the name are said", () => {
+    const { file } = setup('[agents.helper]\nexecutable = "/bin/true"\nenv_pass = ["HTTPS_PROXY", "NODE_OPTIONS"]\n');
+    expect(() => loadUserConfig(file)).toThrow(/key agents\.helper\.env_pass\.1: NODE_OPTIONS is a loader or start-up variable/);
+  });
+
   it("project config can lower a ceiling but never raise it", () => {
     const { file, workspace } = setup(
       "[tools]\nmax_timeout_seconds = 60\n",

@@ -1,8 +1,8 @@
-import { askApproval, cutMiddle, ErrorCode, ProtocolError } from "@venom/proto";
+import { askApproval, cutMiddle, ErrorCode, ProtocolError, terminalSafe } from "@venom/proto";
 import { type ConnectionSession, requireKnownConfinement, requireProjectConfig } from "@venom/runtime";
 import type { MuxContext } from "../context.js";
 import type { Pane } from "../pane.js";
-import type { PaneTable } from "../panes.js";
+import { DEFAULT_AGENT, type PaneTable } from "../panes.js";
 import { type PaneParams, paneMethod } from "./define.js";
 
 /**
@@ -18,11 +18,12 @@ export const newMethod = (panes: PaneTable) =>
     requireKnownConfinement(session.state);
     // Limits a project config lowers (depth, cwd's workspace) apply to new panes: a broken one refuses them.
     requireProjectConfig(session.state);
-    panes.depthOf(params, session.state);
-    if (session.state.principal.kind === "delegate" && !panes.inPersonalShell(session.state)) await approveNewPane(params, session);
-    const pane = panes.create(params, session.state, session.gate);
+    const asked = panes.launchAs(params, session.state);
+    panes.depthOf(asked, session.state);
+    if (session.state.principal.kind === "delegate" && !panes.inPersonalShell(session.state)) await approveNewPane(asked, session);
+    const pane = panes.create(asked, session.state, session.gate);
     if (pane.pipe) bindStdio(panes, pane, session);
-    if (params.lifetime === "connection" || pane.pipe) {
+    if (asked.lifetime === "connection" || pane.pipe) {
       session.context.bound.add(pane);
       void pane.exited().then(() => session.context.bound.delete(pane));
     }
@@ -57,7 +58,7 @@ async function approveNewPane(params: PaneParams<"pane/new">, session: Connectio
     // Every value the caller chose quoted (a directory's name can hold a newline that imitates a prompt; a pane's name cannot),
     // and cut in the middle: the tail of a command is what it does last.
     summary: cutMiddle(
-      `new pane${params.name ? ` ${params.name}` : ""}: ${argv}${params.cwd ? ` in ${JSON.stringify(params.cwd)}` : ""}`,
+      `new pane${params.name ? ` ${params.name}` : ""}, ${environment(params)}: ${argv}${params.cwd ? ` in ${JSON.stringify(params.cwd)}` : ""}`,
       1024,
     ),
     risk: "process" as const,
@@ -69,4 +70,15 @@ async function approveNewPane(params: PaneParams<"pane/new">, session: Connectio
       principal: session.state.principal,
     });
   }
+}
+
+/**
+ * The environment a new pane gets, as its approval question says it: the
+ * policy, the agent whose home it gets, and the name of every variable the
+ * caller sets. Never a value: values may be secrets.
+ */
+function environment(params: PaneParams<"pane/new">): string {
+  const agent = params.envPolicy === "delegated" ? ` (agent ${params.agent ?? DEFAULT_AGENT})` : "";
+  const names = Object.keys(params.env ?? {}).map((name) => terminalSafe(name, { singleLine: true }));
+  return `env ${params.envPolicy}${agent}${names.length > 0 ? ` setting ${names.join(", ")}` : ""}`;
 }

@@ -80,6 +80,8 @@ export const runTool = defineTool<RunInput, EchoContext>({
             label: `[echo run ${call.callId}]`,
             workspace: session.workspace,
             sandbox: sandbox ?? [],
+            // What it starts through venom-mux is its agent's, as the caller is (docs/security-model.md, "A delegate's new pane").
+            ...(session.agent ? { agent: session.agent } : {}),
             createdAt: new Date().toISOString(),
           }),
       });
