@@ -273,7 +273,7 @@ export const LEDGER: readonly LedgerSection[] = [
       ],
       [
         "Its tools are still gated by approval, and each of its `approval.requested` events is relayed to the calling session's own approval gate (labelled `[scv-1 depth N]`, with the nested tool's name and risk), so the policy and user deciding the parent's side effects also decide the nested ones; a relay without a gate denies.",
-        ["orch/relay"],
+        ["orch/relay", "process/relay-bounded"],
       ],
       [
         "`scv agents import scv` stores a copy of SCV's provider key in the nested SCV's `config.toml` (mode `0600`), because delegated agents never inherit key variables.",

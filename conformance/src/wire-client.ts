@@ -32,8 +32,12 @@ export interface WireLog {
   note(text: string): void;
 }
 
-/** How a client's gate answers: always the same, or per request (e.g. approve a launch, deny what is relayed). */
-export type Answer = "approve" | "deny" | ((params: unknown) => "approve" | "deny");
+/**
+ * How a client's gate answers: always the same, or per request (e.g. approve a
+ * launch, deny what is relayed); "hold" leaves a question waiting, as a person
+ * who has not yet answered does, until answerHeld.
+ */
+export type Answer = "approve" | "deny" | "hold" | ((params: unknown) => "approve" | "deny" | "hold");
 
 export interface WireOptions {
   label: string;
@@ -93,9 +97,21 @@ export class WireClient {
     return new WireClient(input, output, options);
   }
 
-  #answer(params: unknown): "approve" | "deny" {
+  #answer(params: unknown): "approve" | "deny" | "hold" {
     const { approve } = this.options;
     return typeof approve === "function" ? approve(params) : (approve ?? "deny");
+  }
+
+  /** The approval requests held unanswered, by id. */
+  readonly #held: RequestId[] = [];
+
+  get held(): number {
+    return this.#held.length;
+  }
+
+  /** Answer every held approval request. */
+  answerHeld(decision: "approve" | "deny"): void {
+    for (const id of this.#held.splice(0)) void this.send({ jsonrpc: "2.0", id, result: { decision } });
   }
 
   get closed(): boolean {
@@ -196,11 +212,15 @@ export class WireClient {
     const { id, method } = message as { id?: RequestId | null; method?: unknown };
     if (typeof method === "string" && (typeof id === "string" || typeof id === "number")) {
       this.requests.push({ id, method, params: message.params });
-      void this.send(
-        method === "approval/request"
-          ? { jsonrpc: "2.0", id, result: { decision: this.#answer(message.params) } }
-          : { jsonrpc: "2.0", id, error: { code: -32601, message: `unknown method: ${method.slice(0, 64)}` } },
-      );
+      const decision = method === "approval/request" ? this.#answer(message.params) : null;
+      if (decision === "hold") this.#held.push(id);
+      else {
+        void this.send(
+          decision
+            ? { jsonrpc: "2.0", id, result: { decision } }
+            : { jsonrpc: "2.0", id, error: { code: -32601, message: `unknown method: ${method.slice(0, 64)}` } },
+        );
+      }
     } else if (typeof method === "string") {
       this.notifications.push({ method, params: message.params });
     } else if ("result" in message || "error" in message) {

@@ -22,7 +22,7 @@ const CAUGHT_BY: Record<Fault, string[]> = {
   "no-peer-check": ["identity/foreign-uid"],
   "no-frame-limit": ["framing/oversize"],
   "lenient-utf8": ["framing/malformed"],
-  "ignore-markers": ["identity/delegate-markers", "panes/delegated-process", "panes/ownership"],
+  "ignore-markers": ["identity/delegate-markers", "panes/delegated-process", "panes/ownership", "process/relay-bounded"],
   "follow-symlinks": ["containment/path-escapes", "containment/symlink-race"],
   toctou: ["containment/symlink-race"],
   "log-env": ["secrets/canary"],
@@ -31,7 +31,7 @@ const CAUGHT_BY: Record<Fault, string[]> = {
   "tcp-listen": ["transport/no-remote-listen"],
   "leaky-events": ["events/minimal"],
   "toctou-write": ["containment/symlink-race-write"],
-  "run-unmarked": ["process/run-markers", "panes/delegated-process"],
+  "run-unmarked": ["process/run-markers", "panes/delegated-process", "process/relay-bounded"],
   "run-unrecorded": ["process/run-record"],
   "run-keeps-api-key": ["process/run-no-api-keys", "panes/delegate-env"],
   "no-depth-limit": ["process/depth-limit"],
@@ -55,6 +55,7 @@ const CAUGHT_BY: Record<Fault, string[]> = {
     "confinement/signal-outside",
   ],
   "start-up-env": ["panes/start-up-env"],
+  "unbounded-relay": ["process/relay-bounded"],
 };
 
 /**

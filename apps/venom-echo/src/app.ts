@@ -14,12 +14,14 @@ export const echoApp: AppDefinition<EchoContext> = {
   app: "echo",
   server: { name: "venom-echo", version: VERSION },
   tools: echoTools,
-  createContext: (state, daemon) => ({
+  createContext: (state, daemon, link) => ({
     workspace: state.workspaceDir,
     config: state.config,
     session: state,
     home: daemon.home,
     owner: daemon.owner,
+    launchers: daemon.launchers,
+    gate: link.gate,
   }),
 };
 

@@ -24,6 +24,59 @@ const DEPTH_RULE = securityModel(
   "Delegated runs",
   "Delegation depth is bounded by `agent.max_delegation_depth`, and at any depth above zero the `scv` CLI refuses to run, start, stop, restart, or update a daemon or manage channels, so an SCV started by a delegated agent cannot manage its parent.",
 );
+const RELAY_RULE = securityModel(
+  "Delegated runs",
+  "Its tools are still gated by approval, and each of its `approval.requested` events is relayed to the calling session's own approval gate (labelled `[scv-1 depth N]`, with the nested tool's name and risk), so the policy and user deciding the parent's side effects also decide the nested ones; a relay without a gate denies.",
+);
+const ONE_RELAY = design(
+  "Delegation across daemons",
+  "**One relay rule for every daemon**: a delegate's call that needs approval is never answered by the delegate's own connection.",
+);
+/** Questions of one delegation that may wait for its launcher at once (docs/security-model.md, the approval relay). */
+const RELAY_LIMIT = 16;
+/** The calls the run's process pipelines: far past the bound, within what a daemon serves on four connections. */
+const FLOOD_CALLS = 40;
+/**
+ * The run's process: four connections to the daemon, each pipelining ten
+ * calls that need approval (argv[3]: the run tool's arguments); each answer
+ * one JSON line in argv[2], and it exits once every call is answered.
+ */
+const FLOOD = `
+const net = require("node:net");
+const fs = require("node:fs");
+const [socket, out, args, total] = process.argv.slice(1);
+let answered = 0;
+for (let c = 0; c * 10 < Number(total); c++) {
+  const s = net.createConnection(socket);
+  let buf = "";
+  s.on("data", (d) => {
+    buf += d;
+    for (let nl = buf.indexOf("\\n"); nl !== -1; nl = buf.indexOf("\\n")) {
+      const m = JSON.parse(buf.slice(0, nl));
+      buf = buf.slice(nl + 1);
+      if (typeof m.id !== "number" || m.id < 2) continue;
+      fs.appendFileSync(out, JSON.stringify(m.result ?? m.error) + "\\n");
+      if (++answered === Number(total)) process.exit(0);
+    }
+  });
+  s.on("error", () => {});
+  s.write(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "hello", params: { protocol: "${PROTOCOL}", client: { name: "flood", version: "0" } } }) + "\\n");
+  for (let i = 0; i < 10 && c * 10 + i < Number(total); i++) {
+    s.write(JSON.stringify({ jsonrpc: "2.0", id: i + 2, method: "tools/call", params: { name: "run", arguments: JSON.parse(args) } }) + "\\n");
+  }
+}
+setTimeout(() => process.exit(1), 100000);
+`;
+
+/** What the flood's calls got so far: a tool result or an error, one per answered call. */
+function floodAnswers(path: string): { status?: string; message?: string; error?: { message?: string } }[] {
+  if (!existsSync(path)) return [];
+  return readFileSync(path, "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .map((line) => JSON.parse(line));
+}
+
 /** The deepest delegation a hello may claim (proto's HelloParams): past any depth limit a daemon could configure. */
 const DEEPEST_CLAIM = 1000;
 
@@ -205,6 +258,67 @@ export const delegatedChecks: readonly Check[] = [
       const asked = client.requests.filter((request) => request.method === "approval/request").length;
       expect(asked === 0, `the daemon asked for approval (${asked} times) of a run it had to refuse for its depth`);
       return `run at depth ${DEEPEST_CLAIM + 1} refused with ${ErrorCode.DepthLimit} before approval; nothing started`;
+    },
+  },
+  {
+    id: "process/relay-bounded",
+    level: "MUST",
+    requirement: RELAY_RULE,
+    also: [ONE_RELAY],
+    expected: `a run's process pipelines ${FLOOD_CALLS} calls that need approval: they are asked of the session that started the run, at most ${RELAY_LIMIT} waiting at once, and the others are refused at once (never ok), naming the bound; meanwhile a new connection of the owner is served`,
+    needs: ["run"],
+    async run(ctx) {
+      const tool = ctx.tool("run");
+      if (!tool) fail("no run tool");
+      const relayedLabel = (params: unknown) => (params as { label?: string }).label?.includes(" via ") === true;
+      // The launcher approves its own run and leaves every relayed question waiting, as a person who has not answered yet.
+      const { client } = await ctx.session({ label: "launcher", approve: (params) => (relayedLabel(params) ? "hold" : "approve") });
+      const out = join(ctx.dir("relay-bounded"), "answers");
+      const flood = [
+        process.execPath,
+        "-e",
+        FLOOD,
+        ctx.target.socket,
+        out,
+        JSON.stringify(runArguments(tool, "true")),
+        String(FLOOD_CALLS),
+      ];
+      const call = ctx.callTool(client, "run", runArguments(tool, `exec ${flood.map(shellQuote).join(" ")}`), {
+        timeoutSeconds: 120,
+        waitMs: 150_000,
+      });
+      const relayed = () => client.requests.filter((r) => r.method === "approval/request" && relayedLabel(r.params)).length;
+      let seen = "";
+      try {
+        await whileRunning(
+          call,
+          eventually(
+            () => (floodAnswers(out).length + relayed() >= FLOOD_CALLS ? true : undefined),
+            "every call of the flood answered or asked",
+            60_000,
+          ),
+          "every call of the flood was answered or asked",
+        );
+        const answers = floodAnswers(out);
+        seen = `${relayed()} asked of the launching session, ${answers.length} answered at once`;
+        ctx.see("the flood", `${seen}; first answer ${JSON.stringify(answers[0] ?? null).slice(0, 300)}`);
+        expect(relayed() > 0, "no call of the run's process was asked of the session that started the run");
+        expect(
+          relayed() <= RELAY_LIMIT,
+          `${relayed()} questions of one delegation waited at once for the launching session (at most ${RELAY_LIMIT})`,
+        );
+        expect(!answers.some((a) => a.status === "ok"), "a call of the flood went through although nobody approved it");
+        const said = (a: (typeof answers)[number]) => a.error?.message ?? a.message ?? "";
+        ctx.should(
+          answers.every((a) => said(a).includes(String(RELAY_LIMIT))),
+          `the refusals do not name the bound (${RELAY_LIMIT})`,
+        );
+        await ctx.assertServing();
+      } finally {
+        client.answerHeld("deny");
+      }
+      await call;
+      return `${seen}; the owner was served meanwhile`;
     },
   },
 ];

@@ -1,3 +1,5 @@
+import { ErrorCode } from "./codes.js";
+import { ProtocolError } from "./errors.js";
 import type { ApprovalPolicy } from "./policy.js";
 import type { ApprovalRequest, Grant, Risk } from "./wire.js";
 
@@ -40,6 +42,18 @@ export function stricterPolicy(a: ApprovalPolicy, b: ApprovalPolicy): ApprovalPo
 /** Asks the person behind a session. `null` means the session has no gate: every question denies. */
 export type ApprovalGate = ((request: ApprovalRequest, signal: AbortSignal) => Promise<"approve" | "deny">) | null;
 
+/**
+ * A gate that refuses a question without asking anyone, because too many of
+ * its delegation's questions already wait (packages/runtime/src/relay.ts):
+ * the caller is told why, in these words. Busy (-32006) when it crosses a
+ * daemon-to-daemon relay.
+ */
+export class ApprovalBusy extends ProtocolError {
+  constructor(message: string) {
+    super(ErrorCode.Busy, message);
+  }
+}
+
 /** Why an approval was not given, for the caller's error; `null` when it was. */
 export type ApprovalOutcome = { allowed: true } | { allowed: false; reason: string };
 
@@ -70,7 +84,8 @@ export function approvalWithoutAsking(
 /**
  * The one approval decision, for tool calls and app methods alike: the
  * decision without asking where there is one (approvalWithoutAsking), else the
- * gate's answer; a refusal, a failing gate and a cancellation all deny.
+ * gate's answer; a refusal, a failing gate and a cancellation all deny, and
+ * a gate that was too busy to ask says so.
  */
 export async function askApproval(
   grant: Grant,
@@ -85,7 +100,8 @@ export async function askApproval(
   try {
     // "ask" means there is a gate.
     answer = gate ? await gate(request, signal) : "deny";
-  } catch {
+  } catch (error) {
+    if (error instanceof ApprovalBusy && !signal.aborted) return { allowed: false, reason: error.message };
     answer = "deny";
   }
   if (signal.aborted) return { allowed: false, reason: "the call was cancelled while waiting for approval" };

@@ -18,7 +18,7 @@ import type { z } from "zod";
 import type { VenomHome } from "./home.js";
 import type { CallLog, Logger } from "./log.js";
 import type { PeerFacts } from "./peer.js";
-import { type LauncherTable, type RelayParams, relayGate } from "./relay.js";
+import { type LauncherTable, type RelayLinks, type RelayParams, relayGate } from "./relay.js";
 import { RpcPeer } from "./rpc.js";
 import {
   clientGate,
@@ -56,6 +56,7 @@ export interface ConnectionHost<Context> {
   readonly appMethods: Readonly<Record<string, AppMethod<Context>>>;
   readonly home: VenomHome;
   readonly launchers: LauncherTable;
+  readonly relayLinks: RelayLinks;
   helloContext(transport: Transport, peer: PeerFacts): HelloContext;
   createContext(state: SessionState, link: SessionLink): Context;
   relayed(params: RelayParams, signal: AbortSignal): Promise<"approve" | "deny">;

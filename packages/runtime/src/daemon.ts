@@ -15,7 +15,7 @@ import { type CallLog, callLog, createLogger, type Logger } from "./log.js";
 import { checkPeer, type PeerFacts } from "./peer.js";
 import { openPrivateAppend } from "./private-files.js";
 import { processStat } from "./proc.js";
-import { LauncherTable, type RelayParams } from "./relay.js";
+import { LauncherTable, RelayLinks, type RelayParams } from "./relay.js";
 import { sandboxNotices } from "./sandbox/launch.js";
 import type { HelloContext, SessionLink, SessionState, Transport } from "./session.js";
 import { answers } from "./socket-probe.js";
@@ -65,6 +65,8 @@ const MAX_CONNECTIONS = 128;
  * Slots beyond MAX_CONNECTIONS that only a peer with no delegation evidence
  * (no markers in its environment, no recorded ancestor) may take: delegates
  * holding every ordinary slot cannot lock the owner out of status and stop.
+ * Another daemon's relayed questions, owner context too, share one
+ * connection to this one however many wait (relay.ts, RelayLinks).
  */
 const OWNER_RESERVE = 8;
 
@@ -85,6 +87,8 @@ export class Daemon<Context> implements ConnectionHost<Context> {
   readonly owner: DelegationOwner;
   /** The sessions that launched this daemon's delegations: where their delegates' approvals go. */
   readonly launchers = new LauncherTable();
+  /** The connections its delegates' questions are relayed over, to the daemons that own their delegations. */
+  readonly relayLinks: RelayLinks;
   readonly #connections = new Set<Connection<Context>>();
   readonly #started = Date.now();
   #server: Server | null = null;
@@ -107,6 +111,7 @@ export class Daemon<Context> implements ConnectionHost<Context> {
     this.frameLimit = options.config.protocol.max_frame_bytes;
     const stat = processStat(process.pid);
     this.owner = { instance: this.instance, app: definition.app, pid: process.pid, startTime: stat?.startTime ?? 0 };
+    this.relayLinks = new RelayLinks(options.home, definition.server);
     this.appMethods = definition.methods?.(this) ?? {};
     this.#stopped = new Promise((resolve) => {
       this.#markStopped = resolve;

@@ -11,7 +11,8 @@ type RunInput = z.infer<typeof RunInputSchema>;
  * Run a program for the session: argv without a shell, or a command through
  * /bin/bash -lc. Its own process group, a wall-clock deadline, bounded output;
  * recorded as a delegation while it runs, so it and its descendants are
- * delegates to every Venom daemon of this instance. Not sandboxed unless
+ * delegates to every Venom daemon of this instance, whose approvals are
+ * relayed to the session that started it. Not sandboxed unless
  * sandbox.mode = "landlock" (then confined to the workspace, with HOME and
  * TMPDIR in $VENOM_HOME/agents/run) or the caller is a confined delegate:
  * then it runs under the delegation's confinement too.
@@ -38,7 +39,7 @@ export const runTool = defineTool<RunInput, EchoContext>({
     }
   },
   run: async (input, call) => {
-    const { session, home, owner } = call.context;
+    const { session, home, owner, launchers, gate } = call.context;
     const depth = session.principal.depth + 1;
     const id = `echo-${owner.instance.slice(0, 8)}-${randomBytes(4).toString("hex")}`;
     const parent = `${owner.instance}/${id}`;
@@ -57,6 +58,8 @@ export const runTool = defineTool<RunInput, EchoContext>({
       undefined,
       session.confinement,
     );
+    // Before the process starts: its first call to a daemon may need approval at once.
+    const forgetLauncher = launchers.add(id, { name: id, grant: session.grant, gate });
     try {
       const result = await runProcess({
         ...(input.argv ? { argv: input.argv } : { command: input.command as string }),
@@ -117,6 +120,7 @@ export const runTool = defineTool<RunInput, EchoContext>({
       return { content: output, data };
     } finally {
       removeRecord(home, id);
+      forgetLauncher();
     }
   },
 });
