@@ -33,8 +33,7 @@ export function stopCommand(app: CliApp): Command {
       // finds it "already running" (its socket goes after its panes and jobs end), and its work may still run.
       let exited: boolean;
       try {
-        const deadline = Date.now() + STOP_WAIT_MS;
-        while (!(exited = pidfdExited(pidfd)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, POLL_MS));
+        exited = await within(STOP_WAIT_MS, () => pidfdExited(pidfd));
       } finally {
         closeSync(pidfd);
       }
@@ -48,4 +47,14 @@ export function stopCommand(app: CliApp): Command {
       return Exit.ok;
     },
   };
+}
+
+/** Whether `done` holds within `ms`, asked every POLL_MS. */
+async function within(ms: number, done: () => boolean): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    if (done()) return true;
+    if (Date.now() >= deadline) return false;
+    await new Promise((r) => setTimeout(r, POLL_MS));
+  }
 }
