@@ -43,7 +43,8 @@ const CAUGHT_BY: Record<Fault, string[]> = {
   "silent-cut": ["bounds/read-output", "process/output-bounded"],
   "vague-hash-mismatch": ["write/expected-hash"],
   "no-hello-timeout": ["handshake/idle-closed"],
-  "raw-error-text": ["protocol/error-text-escaped"],
+  "raw-error-text": ["protocol/error-text-escaped", "protocol/error-invisible-escaped"],
+  "invisible-text-raw": ["protocol/error-invisible-escaped", "approval/summary-invisible-escaped"],
   "hostile-home": ["instance/hostile-home"],
   "shared-panes": ["panes/ownership"],
   "claims-confinement": [
