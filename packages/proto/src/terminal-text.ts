@@ -25,6 +25,8 @@ const UNSAFE = String.raw`[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029\p
 const EMOJI = String.raw`\p{Extended_Pictographic}(?:[\ufe0e\ufe0f]|\p{Emoji_Modifier})*(?:\u200d\p{Extended_Pictographic}(?:[\ufe0e\ufe0f]|\p{Emoji_Modifier})*)*`;
 const SHOWN = new RegExp(`(${EMOJI})|${UNSAFE}`, "gu");
 const SHOWN_IN_LINE = new RegExp(`(${EMOJI})|${UNSAFE}|\n`, "gu");
+/** Printable ASCII, tab and newline only: nothing to escape (most text, and found far faster than by SHOWN). */
+const PLAIN = /^[\t\n\x20-\x7e]*$/;
 
 /** Text as a terminal may show it, and how many characters were escaped to make it so. */
 export interface ShownText {
@@ -40,6 +42,7 @@ export interface ShownText {
  * twice changes nothing.
  */
 export function terminalShown(text: string, options: { singleLine?: boolean } = {}): ShownText {
+  if (PLAIN.test(text) && !(options.singleLine && text.includes("\n"))) return { text, escaped: 0 };
   let escaped = 0;
   const shown = text.replace(options.singleLine ? SHOWN_IN_LINE : SHOWN, (match, emoji: string | undefined) => {
     if (emoji !== undefined) return emoji;
