@@ -60,6 +60,8 @@ const RUNNING = [
   "",
   "The suite needs root for `identity/foreign-uid` (it runs a client as `nobody` and briefly opens the socket's modes to everyone, restored after). [docs/protocol.md](protocol.md) is the contract it holds a daemon to: the reference tools' arguments, the fingerprint's canonical JSON, hello's fields, pipelining and cancellation, and the configuration keys the suite relies on.",
   "",
+  'Not every rule shows on the wire. `stop` says stopped only once the daemon\'s process has exited: `daemon/stop` answers `{stopping: true}` before the daemon stops, and "stopped" is the CLI\'s claim, made once it has watched the process exit (a pidfd on the pid `daemon/status` reports). A client sees only its connection close, which comes before the process ends, and the suite never stops the daemon under test; so the runtime\'s tests prove it (`apps/venom-echo/test/cli.test.ts` › "stop says stopped only once the daemon\'s process has exited…", `apps/orchestrator-lite/test/cli.test.ts` › "stop never says stopped while the daemon\'s process lives…"; [security-model.md](security-model.md)).',
+  "",
   "## Verdicts and reports",
   "",
   "- **pass**; **fail**: a MUST not met; **warn**: a SHOULD not met, or no canary to look for (a failure under `--strict`).",
@@ -68,7 +70,7 @@ const RUNNING = [
   "",
   "Exit codes: 0 every scored check passed; 1 a check failed (or a known failure passed, or a warning under `--strict`); 2 usage; 3 no check failed, but one ended in error or nothing was scored.",
   "",
-  "Each result names its rule (the check id, the quoted sentence and where it is), what was expected, what was observed, and on a fail or error the evidence: the files and processes the check looked at and the last lines said on the wire (the requests and replies, redacted: secrets the suite planted and the canary never appear in a report). The console groups results by section with a summary line for each and the time each check took, and shows what the daemon under test said (its name, its answers, its wire lines) with control and bidi characters written as visible `\\uXXXX` escapes, since they reach a terminal (`conformance/test/report.test.ts`); the JSON report has `summary.sections`; the JUnit report has one test suite per section.",
+  "Each result names its rule (the check id, the quoted sentence and where it is), what was expected, what was observed, and on a fail or error the evidence: the files and processes the check looked at and the last lines said on the wire (the requests and replies, redacted: secrets the suite planted and the canary never appear in a report). The console groups results by section with a summary line for each and the time each check took, and shows what the daemon under test said (its name, its answers, its wire lines) with control, bidi and invisible characters written as visible `\\uXXXX` escapes, since they reach a terminal (`conformance/test/report.test.ts`); the JSON report has `summary.sections`; the JUnit report has one test suite per section.",
   "",
 ];
 

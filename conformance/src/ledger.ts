@@ -64,7 +64,7 @@ export const LEDGER: readonly LedgerSection[] = [
     sentences: [
       [
         "Model output, tool arguments, project files, project configuration, skill text, command output, and delegated-agent output are untrusted.",
-        ["containment/path-escapes", "approval/never-policy", "protocol/error-text-escaped"],
+        ["containment/path-escapes", "approval/never-policy", "protocol/error-text-escaped", "protocol/error-invisible-escaped"],
       ],
       ["User configuration and an approval response express policy but are not additional filesystem or process isolation.", "descriptive"],
       ["Each SCV instance is isolated by its `SCV_HOME` root.", ["instance/private-files", "instance/hostile-home"]],
@@ -357,7 +357,7 @@ export const LEDGER: readonly LedgerSection[] = [
     sentences: [
       [
         "An approval prompt includes the exact tool name and a bounded, human-readable summary.",
-        ["approval/deny-no-side-effect", "panes/start-up-env"],
+        ["approval/deny-no-side-effect", "panes/start-up-env", "approval/summary-invisible-escaped"],
       ],
       ["Approval is per call.", ["approval/deny-no-side-effect"]],
       ["A denial is returned to the model as a failed tool result.", ["approval/deny-no-side-effect", "approval/no-gate-denies"]],

@@ -13,6 +13,7 @@
 //   mux-stop             venom-mux daemon/stop
 //   mux-new              venom-mux pane/new (a new pane one level deeper)
 //   delegate AGENT TEXT  venom-orch agent (a nested launch)
+//   restart-when-idle APP  daemon/restart { whenIdle: true }, the one management call a delegate may make
 //   sleep SECONDS        sleep, then exit 0
 //   say TEXT             print TEXT as it is (control characters included)
 //   hold TEXT            print TEXT, then wait a minute (something to attach to)
@@ -95,6 +96,9 @@ switch (verb) {
       `delegate to ${first}`,
       await call("orch", "tools/call", { name: "agent", arguments: { agent: first, prompt: rest.join(" ") } }),
     );
+    break;
+  case "restart-when-idle":
+    process.exitCode = report(`${first} restart --when-idle`, await call(first, "daemon/restart", { whenIdle: true }));
     break;
   case "say":
     console.log([first, ...rest].join(" "));

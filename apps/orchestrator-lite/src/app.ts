@@ -21,7 +21,7 @@ export function createOrchDaemon(options: DaemonOptions): Daemon<OrchContext> {
     tools: orchTools,
     // Called once the daemon exists: the orchestrator needs its logger and canonical workspace.
     methods: (daemon) => {
-      orchestrator = new Orchestrator(options.home, daemon.workspace, SERVER, daemon.logger);
+      orchestrator = new Orchestrator(options.home, daemon.workspace, SERVER, daemon.logger, () => daemon.checkIdle());
       return {};
     },
     createContext: (state, _daemon, link) => ({
@@ -49,6 +49,8 @@ export function createOrchDaemon(options: DaemonOptions): Daemon<OrchContext> {
       ];
     },
     beforeStop: async () => orchestrator?.stopAll(),
+    // A running job is work in progress: restart --when-idle waits for every job to end.
+    busy: () => orchestrator?.running ?? false,
   };
   return new Daemon(definition, options);
 }

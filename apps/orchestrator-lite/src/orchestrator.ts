@@ -110,6 +110,8 @@ export class Orchestrator {
     private readonly workspace: string,
     private readonly server: { name: string; version: string },
     private readonly logger: Logger,
+    /** A job ended: the daemon may now be idle (a restart --when-idle waits for every job, runtime daemon.ts). */
+    private readonly jobEnded: () => void,
   ) {
     this.#store = new JobStore(home);
     const previous = this.#store.load();
@@ -132,6 +134,11 @@ export class Orchestrator {
     // A running job is listed as it is now, and so may be cancelled, even when its file is not yet written or cannot be read back.
     for (const { record } of this.#jobs.values()) all.set(record.id, record);
     return visibleJobs([...all.values()], session);
+  }
+
+  /** Is any job still running? */
+  get running(): boolean {
+    return this.#jobs.size > 0;
   }
 
   /** Cancel a running job this session may see; false when there is none by that id or name. */
@@ -189,6 +196,7 @@ export class Orchestrator {
       clearTimeout(deadline);
       signal?.removeEventListener("abort", onCallAbort);
       this.#jobs.delete(record.id);
+      this.jobEnded();
     });
     return live;
   }

@@ -1,6 +1,6 @@
 import { lstatSync, readdirSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
-import { cutMiddle, terminalSafe } from "@venom/proto";
+import { cutMiddle, escapedNote, terminalSafe, terminalShown } from "@venom/proto";
 import { isWithin } from "@venom/runtime";
 import type { Adapter } from "./adapters.js";
 
@@ -49,9 +49,12 @@ export function launchSummary(facts: LaunchFacts): string {
     transport === "acp"
       ? " with FULL PERMISSIONS (its own session mode that asks nothing: its permission requests are not relayed)"
       : " with FULL PERMISSIONS (its own approvals and sandbox are off)";
+  // The prompt is what the agent reads: a person approving it is told when it carried characters they cannot see.
+  const shownPrompt = terminalShown(prompt, { singleLine: true });
+  const escaped = shownPrompt.escaped > 0 ? `, ${escapedNote(shownPrompt.escaped)}` : "";
   const lines = [
     `launch ${adapter.name}${transport === "acp" ? " over ACP" : ""}${background ? " in the background" : ""} in ${line(where)}${adapter.permissions === "full" ? full : ""}`,
-    `prompt (${[...prompt].length} characters): ${cutMiddle(line(prompt), PROMPT_SHOWN)}`,
+    `prompt (${[...prompt].length} characters${escaped}): ${cutMiddle(shownPrompt.text, PROMPT_SHOWN)}`,
   ];
   if (found.length > 0) {
     lines.push(`agent configuration here can bring back credentials, endpoints, hooks or tools: ${found.map(line).join(", ")}`);

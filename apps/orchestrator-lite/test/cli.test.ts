@@ -3,6 +3,7 @@ import { mkdirSync, readFileSync, realpathSync, statSync, writeFileSync } from "
 import { join } from "node:path";
 import { isGone, processStat } from "@venom/runtime";
 import { cleanupAll, cli, MUX_BIN, ORCH_BIN, startOrch, tempDir } from "@venom/testkit";
+import { alive } from "@venom/testkit/proc";
 import { afterAll, describe, expect, it } from "vitest";
 import { ACP_AGENT, DEMO_AGENT, startStack } from "./stack.js";
 
@@ -327,5 +328,30 @@ describe("venom-orch CLI", () => {
     });
     expect(refused.code).toBe(3);
     expect(refused.stderr).toMatch(/refused: this process runs under a Venom delegation/);
+  });
+
+  it("stop never says stopped while the daemon's process lives: a stop held up by a frozen venom-mux is still stopping, naming its pid", async () => {
+    const stack = await startStack();
+    const { client } = await stack.person();
+    const pid = (await client.request("daemon/status")).pid;
+    const started = await client.callTool("agent", { agent: "demo", prompt: "hold frozen", background: true });
+    expect(started.status).toBe("ok");
+    client.close();
+    // venom-orch's stop ends its job's pane through venom-mux, which a frozen venom-mux does not answer for a while.
+    const mux = stack.mux.proc.pid as number;
+    process.kill(mux, "SIGSTOP");
+    try {
+      const stopping = cli(stack.orch, ["stop"]);
+      expect(stopping.code).toBe(1);
+      expect(stopping.stdout).not.toMatch(/stopped/);
+      expect(stopping.stderr).toContain(`venom-orch is still stopping (pid ${pid})`);
+      expect(alive(pid)).toBe(true);
+    } finally {
+      process.kill(mux, "SIGCONT");
+    }
+    await expect.poll(() => alive(pid), { timeout: 60_000 }).toBe(false);
+    const again = cli(stack.orch, ["start", "--workspace", stack.workspace]);
+    expect(again.code, again.stderr).toBe(0);
+    expect(cli(stack.orch, ["stop"]).stdout).toBe("venom-orch stopped\n");
   });
 });

@@ -108,3 +108,40 @@ describe("job records", () => {
     }
   });
 });
+
+describe("restart --when-idle", () => {
+  it("from a background job's pane waits while another job runs, and restarts once it ended", async () => {
+    const stack = await startStack();
+    const orch = { env: stack.orch.env, bin: stack.orch.bin };
+    const { client } = await stack.person();
+    const before = client.hello.instance;
+    const listed = async () => ((await client.callTool("agent_jobs", {})).data as { jobs: JobRecord[] }).jobs;
+    const stateOf = async (name: string) => (await listed()).find((j) => j.name === name)?.state;
+    const launch = async (prompt: string) =>
+      ((await client.callTool("agent", { agent: "demo", prompt, background: true })).data as { name: string }).name;
+    try {
+      const work = await launch("hold working");
+      await expect.poll(() => stateOf(work), { timeout: 30_000 }).toBe("running");
+      const asker = await launch("restart-when-idle orch");
+      await expect.poll(() => stateOf(asker), { timeout: 30_000 }).toBe("done");
+      // Same daemon, and the other job runs on.
+      expect((await client.request("daemon/status")).instance).toBe(before);
+      expect(await stateOf(work)).toBe("running");
+      expect((await client.callTool("agent_cancel", { job: work })).status).toBe("ok");
+      // Once no job runs, it restarts: a new instance answers on the same socket.
+      await expect
+        .poll(
+          () => {
+            const now = cli(orch, ["status", "--json"]);
+            return now.code === 0 ? JSON.parse(now.stdout).instance : before;
+          },
+          { timeout: 30_000 },
+        )
+        .not.toBe(before);
+    } finally {
+      client.close();
+      // The daemon the restart started is not the test's child: stopped here, or it would outlive the tests.
+      cli(orch, ["stop"]);
+    }
+  });
+});

@@ -2,6 +2,7 @@ import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { existsSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { cleanupAll, cli, ECHO_BIN, startEcho, tempDir } from "@venom/testkit";
+import { alive } from "@venom/testkit/proc";
 import { afterAll, describe, expect, it } from "vitest";
 
 afterAll(cleanupAll);
@@ -48,6 +49,20 @@ describe("venom-echo CLI", () => {
     const after = cli({ env }, ["status"]);
     expect(after.code).toBe(4);
     expect(after.stderr).toContain(`no venom-echo daemon is running on ${socket}; \`venom-echo start\` starts one`);
+  });
+
+  it("stop says stopped only once the daemon's process has exited, and start works right after", () => {
+    const env = { ...process.env, VENOM_HOME: tempDir("home") };
+    const workspace = tempDir("ws");
+    expect(cli({ env }, ["start", "--workspace", workspace]).code).toBe(0);
+    const { pid } = JSON.parse(cli({ env }, ["status", "--json"]).stdout);
+    const stopped = cli({ env }, ["stop"]);
+    expect(stopped.code, stopped.stderr).toBe(0);
+    expect(stopped.stdout).toBe("venom-echo stopped\n");
+    expect(alive(pid)).toBe(false);
+    const again = cli({ env }, ["start", "--workspace", workspace]);
+    expect(again.code, again.stderr).toBe(0);
+    expect(cli({ env }, ["stop"]).code).toBe(0);
   });
 
   it("restart returns once the new daemon answers: the next command finds it, with a new pid", () => {

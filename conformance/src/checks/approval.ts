@@ -1,9 +1,9 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { ApprovalRequestParamsSchema } from "@venom/proto";
+import { type ApprovalRequest, ApprovalRequestParamsSchema, terminalSafe } from "@venom/proto";
 import { type Check, design, securityModel } from "../check.js";
 import type { CheckContext, Session } from "../context.js";
-import { type EffectProbe, effectProbes } from "../probes.js";
+import { type EffectProbe, effectProbes, INVISIBLE, runArguments } from "../probes.js";
 import { expect } from "../verdict.js";
 
 const PROBE_TOOLS = ["write", "run", "read"] as const;
@@ -16,6 +16,19 @@ async function expectDenied(ctx: CheckContext, session: Session, probe: EffectPr
   expect(result.status === "denied" || result.status === "failed", `${probe.tool} ${why}: the call returned status "${result.status}"`);
   expect(!probe.tookEffect(result), `${probe.tool} ${why}: the call took effect`);
   return session.client.requests.slice(before).filter((request) => request.method === "approval/request");
+}
+
+/** The approval request a denied `run` of `script` sent to the session's gate. */
+async function askedToRun(ctx: CheckContext, session: Session, script: string): Promise<ApprovalRequest> {
+  const before = session.client.requests.length;
+  const tool = ctx.tool("run");
+  expect(tool, "hello offers no run");
+  await ctx.callTool(session.client, "run", runArguments(tool, script));
+  const asked = session.client.requests.slice(before).filter((request) => request.method === "approval/request");
+  expect(asked.length === 1, `run ${JSON.stringify(script)}: the gate was asked ${asked.length} times, expected once`);
+  const request = ApprovalRequestParamsSchema.safeParse(asked[0]?.params);
+  expect(request.success, "approval/request does not match the venom/1 schema");
+  return request.data;
 }
 
 export const approvalChecks: readonly Check[] = [
@@ -104,6 +117,40 @@ export const approvalChecks: readonly Check[] = [
         expect(echoed.status === "ok", `echo, which has no side effect, did not run under never (status ${echoed.status})`);
       }
       return `grant policy never; ${probes.map((p) => p.tool).join(", ")} denied without effect`;
+    },
+  },
+  {
+    id: "approval/summary-invisible-escaped",
+    level: "MUST",
+    requirement: securityModel(
+      "Approval behavior",
+      "An approval prompt includes the exact tool name and a bounded, human-readable summary.",
+    ),
+    also: [
+      securityModel(
+        "Trust boundaries",
+        "Model output, tool arguments, project files, project configuration, skill text, command output, and delegated-agent output are untrusted.",
+      ),
+    ],
+    expected:
+      "the approval request for a run whose command carries characters a terminal shows as nothing (Unicode tag characters spelling a command, a zero-width space, a word joiner, a soft hyphen) holds none of them raw in its summary or label, and shows them: its summary differs from the summary of the same command without them, so the person sees that the command carries more than its visible text",
+    needs: ["run"],
+    async run(ctx) {
+      const denying = await ctx.session({ label: "denying", approve: "deny" });
+      const plain = await askedToRun(ctx, denying, "echo conformance");
+      const hidden = await askedToRun(ctx, denying, `echo conformance${INVISIBLE}`);
+      ctx.see("summary of the run with invisible characters", hidden.summary);
+      for (const [what, text] of [
+        ["summary", hidden.summary],
+        ["label", hidden.label],
+      ] as const) {
+        expect(terminalSafe(text) === text, `the ${what} carries raw characters a terminal acts on or hides: ${JSON.stringify(text)}`);
+      }
+      expect(
+        hidden.summary !== plain.summary,
+        `the summary is the same as without the invisible characters: ${JSON.stringify(plain.summary)}`,
+      );
+      return "the invisible characters are escaped and shown in the summary";
     },
   },
 ];

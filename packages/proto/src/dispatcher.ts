@@ -4,7 +4,7 @@ import { ErrorCode } from "./codes.js";
 import { bounded, diagnosticFor } from "./diagnostics.js";
 import { invalidParams, ProtocolError } from "./errors.js";
 import type { Snapshot } from "./snapshot.js";
-import { cutMiddle, terminalSafe } from "./terminal-text.js";
+import { cutMiddle, escapedNote, terminalSafe, terminalShown } from "./terminal-text.js";
 import type { ToolCall, ToolDefinition } from "./tools.js";
 import type { Grant, Risk, ToolResult } from "./wire.js";
 
@@ -47,6 +47,13 @@ export interface PreparedCall<Context> {
 export type Decorator<Context> = (call: PreparedCall<Context>, next: () => Promise<ToolResult>) => Promise<ToolResult>;
 
 const MAX_SUMMARY_CHARS = 512;
+
+/** A summary as an approval carries it: escaped, cut in the middle, and saying how many characters it escaped, if any. */
+function shownSummary(summary: string): string {
+  const shown = terminalShown(summary);
+  const cut = cutMiddle(shown.text, MAX_SUMMARY_CHARS);
+  return shown.escaped > 0 ? `${cut}\n(${escapedNote(shown.escaped)})` : cut;
+}
 const MAX_DATA_CHARS = 64 * 1024;
 
 export function denied(message: string): ToolResult {
@@ -154,10 +161,7 @@ class Call<Context> implements PreparedCall<Context> {
 
   get summary(): string {
     // Escaped for the terminal it is shown on, and cut in the middle: a long command cannot hide its end.
-    this.#summary ??= cutMiddle(
-      terminalSafe(guard(() => this.definition.summarize(this.input, this.session.context), this.definition.name)),
-      MAX_SUMMARY_CHARS,
-    );
+    this.#summary ??= shownSummary(guard(() => this.definition.summarize(this.input, this.session.context), this.definition.name));
     return this.#summary;
   }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { cutMiddle, terminalLine, terminalSafe } from "../src/terminal-text.js";
+import { cutMiddle, terminalLine, terminalSafe, terminalShown } from "../src/terminal-text.js";
 
 /** Every code point a terminal or a bidi algorithm acts on, beside newline and tab. */
 const unsafe = [
@@ -31,10 +31,34 @@ describe("terminal text", () => {
     expect(terminalSafe("two\nlines", { singleLine: true })).toBe("two\\u000alines");
   });
 
+  it("escapes every invisible character (tags, zero-width, soft hyphen, variation selectors, BOM) and counts what it escaped", () => {
+    const hidden = [0xe0001, 0xe0041, 0xe007f, 0x200b, 0x200c, 0x200d, 0x2060, 0x00ad, 0x034f, 0x180e, 0xfe0f, 0xfeff, 0xe0100, 0x0600];
+    for (const code of hidden) {
+      const c = String.fromCodePoint(code);
+      const units = c
+        .split("")
+        .map((u) => `\\u${u.charCodeAt(0).toString(16).padStart(4, "0")}`)
+        .join("");
+      expect(terminalShown(`a${c}b`), `U+${code.toString(16)}`).toEqual({ text: `a${units}b`, escaped: 1 });
+    }
+    expect(terminalSafe("summarize README.md\u{E0041}\u{E0042}")).toBe("summarize README.md\\udb40\\udc41\\udb40\\udc42");
+    expect(terminalShown("\u001b[2J\u200b").escaped).toBe(2);
+    expect(terminalShown("plain text").escaped).toBe(0);
+  });
+
+  it("keeps emoji sequences whole: a ZWJ or a selector between visible pictographs hides nothing", () => {
+    for (const emoji of ["👨‍👩‍👧", "❤️", "👍🏽", "🏳️‍🌈", "👩🏽‍💻"])
+      expect(terminalShown(`a ${emoji} b`)).toEqual({ text: `a ${emoji} b`, escaped: 0 });
+    // The same joiner and selector beside letters can carry hidden bits: escaped.
+    expect(terminalSafe("a\u200db\ufe0f")).toBe("a\\u200db\\ufe0f");
+    expect(terminalSafe("👍\u200d")).toBe("👍\\u200d");
+  });
+
   it("is idempotent and keeps JSON valid", () => {
-    const once = terminalSafe("\u001b]52;c;SGVsbG8=\u0007\u202e");
+    const raw = "\u001b]52;c;SGVsbG8=\u0007\u202e\u{E0041}\u200b";
+    const once = terminalSafe(raw);
     expect(terminalSafe(once)).toBe(once);
-    expect(JSON.parse(`"${once.replace(/"/g, '\\"')}"`)).toBe("\u001b]52;c;SGVsbG8=\u0007\u202e");
+    expect(JSON.parse(`"${once.replace(/"/g, '\\"')}"`)).toBe(raw);
   });
 
   it("a cut keeps the head and the tail with the cut marked, never more than the limit, never a split surrogate", () => {

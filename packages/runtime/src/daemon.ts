@@ -43,7 +43,10 @@ export interface AppDefinition<Context> {
   methods?(daemon: Daemon<Context>): Readonly<Record<string, AppMethod<Context>>>;
   /** What the app adds to `status` notices (e.g. jobs a crash interrupted). */
   notices?(): string[];
-  /** Work beyond tool calls that a restart --when-idle must wait for (venom-mux: a running pane); call Daemon.checkIdle when it ends. */
+  /**
+   * The app's long-lived work beyond calls and relays, which a restart --when-idle waits for (venom-mux: a pane whose
+   * program runs; venom-orch: a running job); call Daemon.checkIdle when it ends.
+   */
   busy?(): boolean;
   /** Runs first when the daemon stops, e.g. to end every pane. */
   beforeStop?(): Promise<void>;
@@ -94,6 +97,7 @@ export class Daemon<Context> implements ConnectionHost<Context> {
   #server: Server | null = null;
   #activeCalls = 0;
   #restartWhenIdle = false;
+  #relaysWaiting = 0;
   #stopping: Promise<void> | null = null;
   readonly #stopped: Promise<void>;
   #markStopped!: () => void;
@@ -257,9 +261,16 @@ export class Daemon<Context> implements ConnectionHost<Context> {
   }
 
   /** A delegate's approval relayed to us by a daemon of this instance (or by ourselves). */
-  relayed(params: RelayParams, signal: AbortSignal): Promise<"approve" | "deny"> {
+  async relayed(params: RelayParams, signal: AbortSignal): Promise<"approve" | "deny"> {
     this.logger.info({ record: params.record, tool: params.request.tool, depth: params.depth }, "approval relayed");
-    return this.launchers.answer(params, signal);
+    // A delegate waits for this answer: a restart would deny it for nobody's reason.
+    this.#relaysWaiting++;
+    try {
+      return await this.launchers.answer(params, signal);
+    } finally {
+      this.#relaysWaiting--;
+      this.checkIdle();
+    }
   }
 
   disposeContext(context: Context): void {
@@ -287,9 +298,9 @@ export class Daemon<Context> implements ConnectionHost<Context> {
     this.checkIdle();
   }
 
-  /** No call running and nothing the app counts as busy. */
+  /** The one idleness of every daemon: no call running, no relayed approval waiting for its answer, and no work the app counts as busy. */
   get idle(): boolean {
-    return this.#activeCalls === 0 && !this.definition.busy?.();
+    return this.#activeCalls === 0 && this.#relaysWaiting === 0 && !this.definition.busy?.();
   }
 
   /** A pending restart --when-idle happens once the daemon is idle; apps call this when their own work ends. */

@@ -16,7 +16,11 @@ describe("the y/N prompt's summary (cli/gate.ts)", () => {
     expect(shown.at(-1)).toBe("  write notes.txt");
   });
 
-  it("escapes what a terminal would obey and keeps a short summary whole", () => {
-    expect(shownSummary("read .env\nfrom \u001b]0;title\u0007 here")).toBe("read .env\nfrom \\u001b]0;title\\u0007 here");
+  it("escapes what a terminal would obey or hide, says how many, and keeps a short summary whole", () => {
+    expect(shownSummary("read .env\nfrom \u001b]0;title\u0007 here")).toBe(
+      "read .env\nfrom \\u001b]0;title\\u0007 here\n(2 invisible or control characters shown escaped)",
+    );
+    expect(shownSummary("read .env\u{E0041}")).toBe("read .env\\udb40\\udc41\n(1 invisible or control character shown escaped)");
+    expect(shownSummary("read .env")).toBe("read .env");
   });
 });

@@ -1,5 +1,5 @@
 import { isatty } from "node:tty";
-import { type ApprovalRequest, cutMiddle, terminalLine, terminalSafe } from "@venom/proto";
+import { type ApprovalRequest, cutMiddle, escapedNote, terminalLine, terminalShown } from "@venom/proto";
 
 const MAX_SUMMARY_SHOWN = 1024;
 /** Lines of a summary shown: a longer one keeps its head and its tail, so the question stays next to what it asks. */
@@ -43,7 +43,10 @@ async function ask(program: string, request: ApprovalRequest): Promise<"approve"
 
 /** A summary as the prompt shows it: escaped, at most MAX_SUMMARY_SHOWN characters and MAX_SUMMARY_LINES lines, cut in the middle. */
 export function shownSummary(summary: string): string {
-  const lines = cutMiddle(terminalSafe(summary), MAX_SUMMARY_SHOWN).split("\n");
+  // A server that is not Venom's may send a summary unescaped: what is escaped here is counted for the person too.
+  const shown = terminalShown(summary);
+  const lines = cutMiddle(shown.text, MAX_SUMMARY_SHOWN).split("\n");
+  if (shown.escaped > 0) lines.push(`(${escapedNote(shown.escaped)})`);
   if (lines.length <= MAX_SUMMARY_LINES) return lines.join("\n");
   const half = MAX_SUMMARY_LINES / 2;
   return [...lines.slice(0, half), `…[${lines.length - MAX_SUMMARY_LINES} lines cut]…`, ...lines.slice(-half)].join("\n");

@@ -16,7 +16,7 @@ export function restartCommand(app: CliApp): Command {
   return {
     name: "restart",
     summary:
-      "restart the daemon and wait until the new one answers (--when-idle: once no call is running, without waiting; allowed at any delegation depth)",
+      "restart the daemon and wait until the new one answers (--when-idle: once no call, relayed approval, job or pane is running, without waiting; allowed at any delegation depth)",
     usage: "restart [--when-idle]",
     management: (values) => values["when-idle"] !== true,
     options: { "when-idle": { type: "boolean" } },
