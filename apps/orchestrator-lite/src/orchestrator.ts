@@ -275,6 +275,7 @@ export class Orchestrator {
     const exited = client.request("pane/wait", { target: pane.id }).then((ended) => ended.pane);
     const turn = runAcp({
       name: live.record.name,
+      workspace: request.launcher.workspace,
       cwd: request.cwd,
       prompt: acp.prompt,
       fullModes: request.adapter.permissions === "full" ? (request.adapter.acp?.fullModes ?? []) : null,

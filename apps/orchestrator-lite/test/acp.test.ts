@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, symlinkSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ApprovalRequest } from "@venom/proto";
 import { cleanupAll, cli, ORCH_BIN } from "@venom/testkit";
@@ -148,6 +148,39 @@ describe("venom-orch: ACP agents (a client that grants nothing)", () => {
     expect(result.content).toContain("tool edit: selected allow_once");
     expect(result.content).toContain("remembered edit: selected allow_once");
     expect(result.content).not.toContain("allow_always");
+    client.close();
+  });
+
+  it("a read outside the workspace (/proc, a home's dot-directory, a symlink or .. out of it) is asked and a denial rejects it; a workspace read is not", async () => {
+    // Real credential files of the user, and a workspace symlink that leads out of the workspace to an innocent-looking name.
+    for (const file of [".claude/.credentials.json", ".config/gh/hosts.yml", "notes.txt"]) {
+      mkdirSync(join(stack.userHome, file, ".."), { recursive: true });
+      writeFileSync(join(stack.userHome, file), "secret");
+    }
+    mkdirSync(join(stack.workspace, "src"), { recursive: true });
+    writeFileSync(join(stack.workspace, "src", "a.ts"), "export {};");
+    symlinkSync(join(stack.userHome, "notes.txt"), join(stack.workspace, "notes-link.txt"));
+    const { client, asked } = await stack.person(denying("acp read", "acp search"));
+    const outside = [
+      `/proc/${stack.orch.proc.pid}/environ`,
+      join(stack.userHome, ".claude", ".credentials.json"),
+      join(stack.userHome, ".config", "gh", "hosts.yml"),
+      "notes-link.txt",
+      "../../etc/hostname",
+    ];
+    const prompt = [...outside.map((path) => `tool read ${path}`), `tool search ${stack.userHome}/.claude`, "tool read src/a.ts"].join(
+      "\n",
+    );
+    const result = await client.callTool("agent", { agent: "fake", prompt });
+    expect(result.status).toBe("ok");
+    const relayed = asked.slice(1).map((a) => [a.tool, a.risk, a.summary]);
+    expect(relayed).toEqual([
+      ...outside.map((path) => ["acp read", "secret-read", expect.stringContaining(path)]),
+      ["acp search", "secret-read", expect.stringContaining(".claude")],
+    ]);
+    expect(result.content.match(/tool (read|search): selected reject_once/g)).toHaveLength(outside.length + 1);
+    // The workspace file was not asked, and allowed once.
+    expect(result.content).toMatch(/tool read: selected allow_once\s*$/);
     client.close();
   });
 
@@ -318,3 +351,4 @@ describe("venom-orch: transport = auto", () => {
     client.close();
   });
 });
+

@@ -8,6 +8,8 @@ import { throttled } from "./throttle.js";
 export interface AcpRun {
   /** The job's label, e.g. "claude-1": permission requests are labelled `[claude-1 acp]`. */
   name: string;
+  /** The job's workspace: a read leading out of it asks (permission.ts). */
+  workspace: string;
   cwd: string;
   prompt: string;
   /** With permissions = "full": the agent's own session modes that turn its prompts off, in order of preference. */
@@ -130,7 +132,7 @@ export async function runAcp(run: AcpRun): Promise<AcpOutcome> {
           callId: `acp-${toolCall.toolCallId}`.slice(0, 128),
           tool: `acp ${kind ?? "(no kind)"}`,
           summary: permissionSummary(kind, toolCall),
-          risk: riskOf(kind, toolCall),
+          risk: riskOf(kind, toolCall, run),
           label: `[${run.name} acp]`,
         })
         .then(
