@@ -1,5 +1,6 @@
 import * as acp from "@agentclientprotocol/sdk";
 import { type ApprovalRequest, terminalLine } from "@venom/proto";
+import { untilAborted } from "../abort.js";
 import { type Answer, respond, riskOf } from "./permission.js";
 import { redactSecrets } from "./redact.js";
 import { throttled } from "./throttle.js";
@@ -154,17 +155,23 @@ export async function runAcp(run: AcpRun): Promise<AcpOutcome> {
   run.signal.addEventListener("abort", onStop, { once: true });
   // Which request an error answered: the job's note says it in our words, never the agent's.
   let step = "initialize";
+  // Until a session exists there is no turn to cancel: a stop ends the wait for an agent that never answers.
+  const answered = <T>(request: Promise<T>) => untilAborted(request, run.signal);
   try {
-    await agent.request(acp.methods.agent.initialize, {
-      protocolVersion: acp.PROTOCOL_VERSION,
-      clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
-      clientInfo: run.client,
-    });
-    run.signal.throwIfAborted();
+    await answered(
+      agent.request(acp.methods.agent.initialize, {
+        protocolVersion: acp.PROTOCOL_VERSION,
+        clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
+        clientInfo: run.client,
+      }),
+    );
     step = "session/new";
-    const session = await agent.request(acp.methods.agent.session.new, { cwd: run.cwd, mcpServers: [] });
+    const session = await answered(agent.request(acp.methods.agent.session.new, { cwd: run.cwd, mcpServers: [] }));
     sessionId = session.sessionId;
-    if (run.fullModes) note = await fullMode(agent, session, run.fullModes);
+    if (run.fullModes) {
+      step = "session/set_mode";
+      note = await answered(fullMode(agent, session, run.fullModes));
+    }
     run.signal.throwIfAborted();
     step = "session/prompt";
     const turn = agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: run.prompt }] });
