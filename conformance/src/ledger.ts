@@ -255,7 +255,7 @@ export const LEDGER: readonly LedgerSection[] = [
       ],
       [
         "The agent's own `session/request_permission` requests go through the calling session's approval gate (labelled `[claude-1 acp]`) with a risk derived from the ACP tool kind in the same way as SCV's own tools: reads are read-only unless they touch a secret-like path, edits are file-system work, commands are processes, and fetches are network.",
-        ["orch/acp-risk-by-kind"],
+        ["orch/acp-risk-by-kind", "orch/acp-read-outside-asks"],
       ],
       [
         "Under the default `on-risk` policy a relayed read is therefore approved without asking, like SCV's own `read`.",

@@ -23,6 +23,9 @@
 //   record               also keep the client's capabilities and every reply line in
 //                        .acp-agent-<pid>.json in the cwd (venom-conformance reads it there)
 //
+// An argument `hang=METHOD` (initialize, session/new, session/set_mode) makes it
+// never answer that request, as a real adapter does that needs a newer Node.
+//
 // Each scenario's result is one line of the reply (agent_message_chunk), so a
 // test reads what the client answered. It writes its environment, argv and
 // cwd to $HOME/runs/<pid>.json like the demo agent, its reply lines to
@@ -50,6 +53,15 @@ const ALL_OPTIONS = [
   { optionId: "no", name: "Reject", kind: "reject_once" },
   { optionId: "never", name: "Always reject", kind: "reject_always" },
 ];
+
+/** The request this run never answers (argv `hang=METHOD`), or null. */
+const hang = process.argv.find((arg) => arg.startsWith("hang="))?.slice("hang=".length) ?? null;
+/** A handler's answer, unless its method is the one to hang on: then a promise that never settles. */
+const answer = (method, reply) => {
+  if (method !== hang) return reply();
+  log(`hanging on ${method}`);
+  return new Promise(() => undefined);
+};
 
 let mode = "default";
 let initialize = null;
@@ -176,27 +188,33 @@ async function scenario(client, sessionId, line, say) {
 
 const app = acp
   .agent({ name: "acp-agent" })
-  .onRequest(acp.methods.agent.initialize, ({ params }) => {
-    initialize = params;
-    return { protocolVersion: acp.PROTOCOL_VERSION, agentCapabilities: {} };
-  })
-  .onRequest(acp.methods.agent.session.new, ({ params }) => {
-    log(`session/new cwd ${params.cwd} mcpServers ${params.mcpServers.length}`);
-    return {
-      sessionId: "s1",
-      modes: {
-        currentModeId: mode,
-        availableModes: [
-          { id: "default", name: "Ask" },
-          { id: "bypassPermissions", name: "Ask nothing" },
-        ],
-      },
-    };
-  })
-  .onRequest(acp.methods.agent.session.setMode, ({ params }) => {
-    mode = params.modeId;
-    return {};
-  })
+  .onRequest(acp.methods.agent.initialize, ({ params }) =>
+    answer("initialize", () => {
+      initialize = params;
+      return { protocolVersion: acp.PROTOCOL_VERSION, agentCapabilities: {} };
+    }),
+  )
+  .onRequest(acp.methods.agent.session.new, ({ params }) =>
+    answer("session/new", () => {
+      log(`session/new cwd ${params.cwd} mcpServers ${params.mcpServers.length}`);
+      return {
+        sessionId: "s1",
+        modes: {
+          currentModeId: mode,
+          availableModes: [
+            { id: "default", name: "Ask" },
+            { id: "bypassPermissions", name: "Ask nothing" },
+          ],
+        },
+      };
+    }),
+  )
+  .onRequest(acp.methods.agent.session.setMode, ({ params }) =>
+    answer("session/set_mode", () => {
+      mode = params.modeId;
+      return {};
+    }),
+  )
   .onNotification(acp.methods.agent.session.cancel, () => {
     log("session/cancel");
     cancelled = true;

@@ -24,6 +24,7 @@ import {
   VenomClient,
   type VenomHome,
 } from "@venom/runtime";
+import { untilAborted } from "./abort.js";
 import { PaneStdio } from "./acp/pane-stdio.js";
 import { type Adapter, muxMain } from "./adapters.js";
 import { FINAL_STATES, type JobRecord, JobStore, visibleJobs } from "./jobs.js";
@@ -207,13 +208,18 @@ export class Orchestrator {
     let pane: PaneInfo | undefined;
     const stdio = request.acp ? new PaneStdio() : null;
     try {
-      client = await this.#connectMux({
+      const connecting = this.#connectMux({
         client: this.server,
         workspace: request.launcher.workspace,
         gate: (approval) => this.#relay(live, approval),
         onEvent: (method, params) => stdio?.onEvent(method, params),
       });
-      signal.throwIfAborted();
+      // A connection made after a stop is nobody's: closed at once.
+      connecting.then(
+        (late) => signal.aborted && late.close(),
+        () => undefined,
+      );
+      client = await untilAborted(connecting, signal);
       // venom-mux read config.toml when it started; a change since (an agent's sandbox turned on) is not yet its own.
       const { notices } = client.hello;
       if (!request.confinement.every((notice) => notices.includes(notice))) {
@@ -221,21 +227,25 @@ export class Orchestrator {
           "refused: venom-mux does not confine as venom-orch's configuration says: it runs with the configuration it read when it started, before config.toml changed; restart it (venom-mux restart) and run again; nothing was started",
         );
       }
-      pane = await client.request("pane/new", {
-        argv: request.argv,
-        cwd: request.cwd,
-        name: live.record.name,
-        envPolicy: "delegated",
-        agent: request.adapter.name,
-        ...(request.adapter.stateVar ? { stateVar: request.adapter.stateVar } : {}),
-        env: request.env,
-        parentDepth: request.launcher.depth,
-        ...(request.launcher.record ? { confinedAs: request.launcher.record } : {}),
-        lifetime: "connection",
-        ...(stdio ? { mode: "pipe" as const } : {}),
-        cols: 120,
-        rows: 40,
-      });
+      // A pane made after a stop is still ended: it lives as long as this connection, closed below.
+      pane = await untilAborted(
+        client.request("pane/new", {
+          argv: request.argv,
+          cwd: request.cwd,
+          name: live.record.name,
+          envPolicy: "delegated",
+          agent: request.adapter.name,
+          ...(request.adapter.stateVar ? { stateVar: request.adapter.stateVar } : {}),
+          env: request.env,
+          parentDepth: request.launcher.depth,
+          ...(request.launcher.record ? { confinedAs: request.launcher.record } : {}),
+          lifetime: "connection",
+          ...(stdio ? { mode: "pipe" as const } : {}),
+          cols: 120,
+          rows: 40,
+        }),
+        signal,
+      );
       const paneRecord = listRecords(this.home).find((r) => r.pid === pane?.pid)?.id ?? null;
       this.#update(live, { pid: pane.pid, paneRecord });
       // A program that ended before it was seen running (its exec failed, or it was that quick) goes straight to its end.
@@ -283,6 +293,7 @@ export class Orchestrator {
     const exited = client.request("pane/wait", { target: pane.id }).then((ended) => ended.pane);
     const turn = runAcp({
       name: live.record.name,
+      workspace: request.launcher.workspace,
       cwd: request.cwd,
       prompt: acp.prompt,
       fullModes: request.adapter.permissions === "full" ? (request.adapter.acp?.fullModes ?? []) : null,
@@ -301,9 +312,9 @@ export class Orchestrator {
     } catch (error) {
       // An agent's stdout closes as it exits, so its connection fails a moment before venom-mux reports the exit:
       // an exit that follows at once is what happened, and its code is the job's.
-      if (error instanceof FrameLimitError) throw error;
+      if (error instanceof FrameLimitError || signal.aborted) throw error;
       const ended = await Promise.race([exited.catch(() => null), new Promise<null>((r) => setTimeout(r, EXIT_AFTER_CLOSE_MS, null))]);
-      if (!ended || signal.aborted) throw error;
+      if (!ended) throw error;
       outcome = ended;
     }
     if ("status" in outcome) {
@@ -436,16 +447,6 @@ export class Orchestrator {
       });
     await this.#muxStarting;
   }
-}
-
-/** Resolve with `promise`, or reject as soon as `signal` aborts. */
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener("abort", onAbort, { once: true });
-    promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
-  });
 }
 
 /** Venom's launchers as /proc names them, found at the first launch. */

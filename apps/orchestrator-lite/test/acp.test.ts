@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, symlinkSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ApprovalRequest } from "@venom/proto";
 import { cleanupAll, cli, ORCH_BIN } from "@venom/testkit";
@@ -148,6 +148,39 @@ describe("venom-orch: ACP agents (a client that grants nothing)", () => {
     expect(result.content).toContain("tool edit: selected allow_once");
     expect(result.content).toContain("remembered edit: selected allow_once");
     expect(result.content).not.toContain("allow_always");
+    client.close();
+  });
+
+  it("a read outside the workspace (/proc, a home's dot-directory, a symlink or .. out of it) is asked and a denial rejects it; a workspace read is not", async () => {
+    // Real credential files of the user, and a workspace symlink that leads out of the workspace to an innocent-looking name.
+    for (const file of [".claude/.credentials.json", ".config/gh/hosts.yml", "notes.txt"]) {
+      mkdirSync(join(stack.userHome, file, ".."), { recursive: true });
+      writeFileSync(join(stack.userHome, file), "secret");
+    }
+    mkdirSync(join(stack.workspace, "src"), { recursive: true });
+    writeFileSync(join(stack.workspace, "src", "a.ts"), "export {};");
+    symlinkSync(join(stack.userHome, "notes.txt"), join(stack.workspace, "notes-link.txt"));
+    const { client, asked } = await stack.person(denying("acp read", "acp search"));
+    const outside = [
+      `/proc/${stack.orch.proc.pid}/environ`,
+      join(stack.userHome, ".claude", ".credentials.json"),
+      join(stack.userHome, ".config", "gh", "hosts.yml"),
+      "notes-link.txt",
+      "../../etc/hostname",
+    ];
+    const prompt = [...outside.map((path) => `tool read ${path}`), `tool search ${stack.userHome}/.claude`, "tool read src/a.ts"].join(
+      "\n",
+    );
+    const result = await client.callTool("agent", { agent: "fake", prompt });
+    expect(result.status).toBe("ok");
+    const relayed = asked.slice(1).map((a) => [a.tool, a.risk, a.summary]);
+    expect(relayed).toEqual([
+      ...outside.map((path) => ["acp read", "secret-read", expect.stringContaining(path)]),
+      ["acp search", "secret-read", expect.stringContaining(".claude")],
+    ]);
+    expect(result.content.match(/tool (read|search): selected reject_once/g)).toHaveLength(outside.length + 1);
+    // The workspace file was not asked, and allowed once.
+    expect(result.content).toMatch(/tool read: selected allow_once\s*$/);
     client.close();
   });
 
@@ -317,4 +350,65 @@ describe("venom-orch: transport = auto", () => {
     expect(stack.runs("codex").at(-1)?.argv).toEqual(["exec", "title x"]);
     client.close();
   });
+});
+
+describe("venom-orch: an ACP agent that stops answering can always be stopped", () => {
+  // The fake agent's `hang=METHOD` never answers that request, like an adapter that needs a newer Node in session/new.
+  const HANGING = [
+    `[agents.hanginit]\nexecutable = "${ACP_AGENT}"\nargs = ["hang=initialize"]\nacp = true\n`,
+    `[agents.hangnew]\nexecutable = "${ACP_AGENT}"\nargs = ["hang=session/new"]\nacp = true\n`,
+    // session/set_mode is sent only to switch a built-in's full-permission mode.
+    `[agents.claude]\nexecutable = "${ACP_AGENT}"\nargs = ["hang=session/set_mode"]\nacp = true\npermissions = "full"\n`,
+  ].join("");
+  let stack: Stack;
+  const orch = () => ({ env: stack.orch.env, bin: ORCH_BIN });
+  const job = (name: string) => jobs(stack).find((j) => j.name === name);
+  beforeAll(async () => {
+    stack = await startStack({ config: HANGING });
+  }, 60_000);
+
+  it("run --timeout returns with the job timed out, whichever request the agent never answers", () => {
+    for (const agent of ["hanginit", "hangnew", "claude"]) {
+      const run = cli(orch(), ["run", agent, "title x", "--yes", "--timeout", "2"]);
+      expect(run.code, `${agent}: ${run.stderr}`).toBe(1);
+      expect(run.stderr).toMatch(/timed out after 2s/);
+      const name = jobs(stack)
+        .filter((j) => j.agent === agent)
+        .at(-1)?.name as string;
+      expect(job(name)).toMatchObject({ state: "timeout", note: "timed out after 2s" });
+      expect(alive(job(name)?.pid as number)).toBe(false);
+    }
+  }, 60_000);
+
+  it("cancel of a job whose agent never answers session/new ends it: its pane and its process are gone", async () => {
+    expect(cli(orch(), ["run", "hangnew", "title x", "--yes", "--background"]).code).toBe(0);
+    const name = jobs(stack)
+      .filter((j) => j.agent === "hangnew")
+      .at(-1)?.name as string;
+    await expect.poll(() => job(name)?.state, { timeout: 20_000 }).toBe("running");
+    const pid = job(name)?.pid as number;
+    expect(cli(orch(), ["cancel", name, "--yes"]).code).toBe(0);
+    await expect.poll(() => job(name)?.state, { timeout: 10_000 }).toBe("cancelled");
+    await expect.poll(() => alive(pid), { timeout: 10_000 }).toBe(false);
+    const panes = JSON.parse(cli({ env: stack.mux.env, bin: stack.mux.bin }, ["ls", "--json"]).stdout) as { name?: string }[];
+    expect(panes.map((p) => p.name)).not.toContain(name);
+  }, 60_000);
+
+  it("venom-orch stop with a job whose agent never answers initialize stops the daemon and the agent", async () => {
+    expect(cli(orch(), ["run", "hanginit", "title x", "--yes", "--background"]).code).toBe(0);
+    const name = jobs(stack)
+      .filter((j) => j.agent === "hanginit")
+      .at(-1)?.name as string;
+    await expect.poll(() => job(name)?.state, { timeout: 20_000 }).toBe("running");
+    const pid = job(name)?.pid as number;
+    const stopped = cli(orch(), ["stop"]);
+    expect(stopped.code, stopped.stderr).toBe(0);
+    await expect.poll(() => stack.orch.proc.exitCode !== null || stack.orch.proc.signalCode !== null, { timeout: 10_000 }).toBe(true);
+    await expect.poll(() => alive(pid), { timeout: 10_000 }).toBe(false);
+    // The daemon is gone: its job's file says how the job ended.
+    const onFile = readdirSync(join(stack.home, "state", "orch-jobs")).map(
+      (file) => JSON.parse(readFileSync(join(stack.home, "state", "orch-jobs", file), "utf8")) as Record<string, unknown>,
+    );
+    expect(onFile.find((j) => j.name === name)).toMatchObject({ state: "cancelled" });
+  }, 60_000);
 });

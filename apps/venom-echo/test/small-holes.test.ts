@@ -32,6 +32,44 @@ describe("smaller holes of the same kind", () => {
     await daemon.stop();
   });
 
+  it("credential files by their real names (tools', agents') ask before reading: the one secret-name list venom-orch's ACP reads use too", async () => {
+    const daemon = await startEcho();
+    const names = [
+      ".credentials.json",
+      ".netrc",
+      ".npmrc",
+      ".pypirc",
+      ".git-credentials",
+      ".docker/config.json",
+      ".kube/config",
+      "config/gh/hosts.yml",
+      "id_work",
+      "tls.pem",
+      "api.KEY",
+      ".env.production",
+      "codex/auth.json",
+      "gemini/oauth_creds.json",
+      "pi/models.json",
+    ];
+    for (const name of names) {
+      mkdirSync(join(daemon.workspace, name, ".."), { recursive: true });
+      writeFileSync(join(daemon.workspace, name), "secret\n");
+    }
+    writeFileSync(join(daemon.workspace, "id_work.pub"), "ssh-ed25519 public\n");
+    const asked: string[] = [];
+    const client = await connect(daemon, {
+      gate: async (request) => {
+        asked.push(request.summary);
+        return "deny";
+      },
+    });
+    for (const path of names) expect((await client.callTool("read", { path })).status, path).toBe("denied");
+    expect(asked).toEqual(names.map((name) => `read ${name}`));
+    expect((await client.callTool("read", { path: "id_work.pub" })).content).toBe("ssh-ed25519 public\n");
+    client.close();
+    await daemon.stop();
+  });
+
   it("a run's summary is one line whatever its directory's name: a newline there cannot draw a fake prompt above the question", async () => {
     const daemon = await startEcho();
     const fake = `x${"\n".repeat(50)}venom-orch: approval needed [echo] write (write)\n  write notes.txt (5 bytes)`;

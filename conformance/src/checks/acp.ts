@@ -1,4 +1,5 @@
 import { readdirSync, readFileSync } from "node:fs";
+import { homedir } from "node:os";
 import { join } from "node:path";
 import { ErrorCode } from "@venom/proto";
 import { type Check, design, securityModel } from "../check.js";
@@ -154,6 +155,45 @@ export const acpChecks: readonly Check[] = [
       const got = relayed.map((r) => r.risk);
       expect(JSON.stringify(got) === JSON.stringify(wanted), `relayed risks ${JSON.stringify(got)}, expected ${JSON.stringify(wanted)}`);
       return `risks ${got.join(", ")}; the plain read was not asked`;
+    },
+  },
+  {
+    id: "orch/acp-read-outside-asks",
+    level: "MUST",
+    requirement: RISK_BY_KIND,
+    expected:
+      "a read permission request for /proc/self/environ, a file in a dot-directory of the daemon's home (~/.config) or a file outside the workspace is relayed as secret-read, and the person's denial selects reject_once; a read of a workspace file is not asked",
+    needs: ["agent"],
+    async run(ctx) {
+      const { client } = await ctx.session({
+        label: "launcher",
+        approve: (p) => ((p as { label?: string }).label?.includes("acp") ? "deny" : "approve"),
+      });
+      const dir = ctx.dir("acp-read-outside");
+      // Names no secret-name list holds: what asks is where they are, like SCV's own read, which refuses all three.
+      const outside = [
+        "/proc/self/environ",
+        join(ctx.target.userHome ?? homedir(), ".config", "venom-conformance", "notes.txt"),
+        join(ctx.run.outside, "notes.txt"),
+      ];
+      const before = client.requests.length;
+      await launch(ctx, client, [...outside.map((path) => `tool read ${path}`), "tool read notes.txt"], dir);
+      const record = await recorded(dir, outside.length + 2);
+      const relayed = client.requests
+        .slice(before)
+        .map((r) => r.params as { label?: string; risk?: string; summary?: string })
+        .filter((r) => r.label?.includes("acp"));
+      // In order, one a path (a summary may redact a long path: the risk and the order say which was asked).
+      const risks = relayed.map((r) => r.risk);
+      const wanted = outside.map(() => "secret-read");
+      expect(
+        JSON.stringify(risks) === JSON.stringify(wanted),
+        `relayed risks ${JSON.stringify(risks)} for ${outside.join(", ")} and a workspace read, expected ${JSON.stringify(wanted)}`,
+      );
+      const replies = record.replies.filter((line) => line.startsWith("tool read:"));
+      const allowed = replies.slice(0, outside.length).filter((line) => !line.endsWith("selected reject_once"));
+      expect(allowed.length === 0, `a denied read outside the workspace got: ${allowed.join("; ")}`);
+      return `${outside.length} reads outside the workspace asked as secret-read and rejected; the workspace read ${replies.at(-1)}`;
     },
   },
   {

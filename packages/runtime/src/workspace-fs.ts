@@ -19,18 +19,24 @@ export function checkRelativePath(path: string): string {
   return parts.join("/");
 }
 
+// The one list of secret-like names (venom-echo's read gate, venom-orch's ACP read judgement: docs/security-model.md).
 // Matched on the lower-cased name: `.ENV` and `ID_RSA` are the same secrets (and are the same files on a case-insensitive mount).
 const SECRET_NAMES = [
-  /^\.env(\..*)?$/,
-  /^\.envrc$/,
-  /^id_(rsa|dsa|ecdsa|ed25519)(_sk)?$/,
+  /^\.env/,
+  // SSH keys by any name ssh-keygen gives (id_rsa, id_ed25519_sk, id_work); their .pub halves are public.
+  /^id_[^.]+$/,
   /\.(pem|key|p12|pfx|keystore|jks|kdbx|asc|gpg)$/,
   /^\.?(netrc|pgpass|npmrc|pypirc|git-credentials|htpasswd)$/,
-  /^credentials(\.json|\.toml|\.ya?ml)?$/,
+  // Claude's is `.credentials.json` in its config dir.
+  /^\.?credentials(\.json|\.toml|\.ya?ml)?$/,
   /^secrets?(\..*)?$/,
-  /^(auth|token|tokens)\.json$/,
+  // Codex's `auth.json` (CODEX_HOME), pi's `auth.json` and `models.json` (its keys), Gemini's `oauth_creds.json`.
+  /^(auth|token|tokens|models|oauth_creds)\.json$/,
 ];
+/** Directories whose every file is a credential (`.docker/config.json`, `.kube/config`, …). */
 const SECRET_DIRS = new Set([".ssh", ".aws", ".gnupg", ".docker", ".kube", ".azure", ".config/gcloud"]);
+/** Credential files named by their directory too: gh's tokens are in `~/.config/gh/hosts.yml`. */
+const SECRET_FILES = new Set(["gh/hosts.yml"]);
 
 /**
  * Lexically secret-like paths (`.env`, private keys, credential files). Reading
@@ -43,7 +49,7 @@ export function isSecretLikePath(path: string): boolean {
     .split("/")
     .filter((p) => p !== "" && p !== ".");
   const name = parts.at(-1) ?? "";
-  if (SECRET_NAMES.some((re) => re.test(name))) return true;
+  if (SECRET_NAMES.some((re) => re.test(name)) || SECRET_FILES.has(parts.slice(-2).join("/"))) return true;
   return parts.slice(0, -1).some((dir, i) => SECRET_DIRS.has(dir) || SECRET_DIRS.has(`${dir}/${parts[i + 1]}`));
 }
 

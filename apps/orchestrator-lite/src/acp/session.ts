@@ -1,5 +1,6 @@
 import * as acp from "@agentclientprotocol/sdk";
 import { type ApprovalRequest, terminalLine } from "@venom/proto";
+import { untilAborted } from "../abort.js";
 import { type Answer, respond, riskOf } from "./permission.js";
 import { redactSecrets } from "./redact.js";
 import { throttled } from "./throttle.js";
@@ -8,6 +9,8 @@ import { throttled } from "./throttle.js";
 export interface AcpRun {
   /** The job's label, e.g. "claude-1": permission requests are labelled `[claude-1 acp]`. */
   name: string;
+  /** The job's workspace: a read leading out of it asks (permission.ts). */
+  workspace: string;
   cwd: string;
   prompt: string;
   /** With permissions = "full": the agent's own session modes that turn its prompts off, in order of preference. */
@@ -130,7 +133,7 @@ export async function runAcp(run: AcpRun): Promise<AcpOutcome> {
           callId: `acp-${toolCall.toolCallId}`.slice(0, 128),
           tool: `acp ${kind ?? "(no kind)"}`,
           summary: permissionSummary(kind, toolCall),
-          risk: riskOf(kind, toolCall),
+          risk: riskOf(kind, toolCall, run),
           label: `[${run.name} acp]`,
         })
         .then(
@@ -152,17 +155,23 @@ export async function runAcp(run: AcpRun): Promise<AcpOutcome> {
   run.signal.addEventListener("abort", onStop, { once: true });
   // Which request an error answered: the job's note says it in our words, never the agent's.
   let step = "initialize";
+  // Until a session exists there is no turn to cancel: a stop ends the wait for an agent that never answers.
+  const answered = <T>(request: Promise<T>) => untilAborted(request, run.signal);
   try {
-    await agent.request(acp.methods.agent.initialize, {
-      protocolVersion: acp.PROTOCOL_VERSION,
-      clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
-      clientInfo: run.client,
-    });
-    run.signal.throwIfAborted();
+    await answered(
+      agent.request(acp.methods.agent.initialize, {
+        protocolVersion: acp.PROTOCOL_VERSION,
+        clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
+        clientInfo: run.client,
+      }),
+    );
     step = "session/new";
-    const session = await agent.request(acp.methods.agent.session.new, { cwd: run.cwd, mcpServers: [] });
+    const session = await answered(agent.request(acp.methods.agent.session.new, { cwd: run.cwd, mcpServers: [] }));
     sessionId = session.sessionId;
-    if (run.fullModes) note = await fullMode(agent, session, run.fullModes);
+    if (run.fullModes) {
+      step = "session/set_mode";
+      note = await answered(fullMode(agent, session, run.fullModes));
+    }
     run.signal.throwIfAborted();
     step = "session/prompt";
     const turn = agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: run.prompt }] });
