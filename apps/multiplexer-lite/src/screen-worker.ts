@@ -145,11 +145,18 @@ class Screen {
     waitForTurn(this);
   }
 
-  /** In stream order: what came before the resize is parsed at the old size, what comes after at the new one. */
+  /**
+   * What came before the first resize still queued is parsed at the old size,
+   * what comes after it at the new one. A burst of resizes costs one reflow of
+   * the scrollback, not one each: a resize still queued, with no request after
+   * it, takes the new size. The program's redraws between them (it redraws on
+   * each SIGWINCH) do not split the burst; they are parsed at the last size,
+   * as the program reads its size when it redraws. A request keeps what came
+   * before it at the sizes it was asked at.
+   */
   resize(cols: number, rows: number): void {
-    const last = this.#queue.at(-1);
-    // A flood of resizes costs one reflow of the scrollback, not one each.
-    if (typeof last === "object") Object.assign(last, { cols, rows });
+    const queued = this.#queue.findLast((item) => typeof item !== "string");
+    if (typeof queued === "object") Object.assign(queued, { cols, rows });
     else this.#queue.push({ cols, rows });
     waitForTurn(this);
   }
