@@ -36,8 +36,8 @@ export interface Launcher {
  * Questions of one delegation that wait for its launcher at once, at most:
  * one more is refused at once, without asking anyone. Each holds a call and
  * its relay, and a person answers one at a time anyway; an agent that
- * pipelined 150 calls put 135 questions on the person. The same bound as an
- * ACP agent's permission requests (apps/orchestrator-lite/src/acp/session.ts).
+ * pipelined 150 calls put 135 questions on the person. venom-orch holds an
+ * ACP agent's permission requests to it too (apps/orchestrator-lite/src/acp/session.ts).
  */
 export const PENDING_LIMIT = 16;
 

@@ -1,5 +1,6 @@
 import * as acp from "@agentclientprotocol/sdk";
 import { type ApprovalRequest, terminalLine } from "@venom/proto";
+import { PENDING_LIMIT } from "@venom/runtime";
 import { untilAborted } from "../abort.js";
 import { type Answer, respond, riskOf } from "./permission.js";
 import { redactSecrets } from "./redact.js";
@@ -41,12 +42,6 @@ const MESSAGE_LIMIT = 16 * 1024;
 /** Tool kinds remembered by toolCallId, at most (oldest forgotten first), and the longest id remembered. */
 const KINDS_LIMIT = 1024;
 const TOOL_CALL_ID_LIMIT = 256;
-/**
- * Permission requests waiting for the person at once, at most: one more is
- * rejected without asking. Each holds its request, and a person is asked one
- * at a time anyway; an agent that sent thousands held gigabytes in venom-orch.
- */
-const PENDING_LIMIT = 16;
 /** Progress lines sent on in a second, at most: the rest are counted into the next one sent. */
 const PROGRESS_PER_SECOND = 20;
 
@@ -111,6 +106,8 @@ export async function runAcp(run: AcpRun): Promise<AcpOutcome> {
   async function permission(params: acp.RequestPermissionRequest): Promise<acp.RequestPermissionResponse> {
     const { toolCall } = params;
     const kind = toolCall.kind ?? kinds.get(toolCall.toolCallId) ?? null;
+    // The relay's bound on questions waiting for a person (packages/runtime/src/relay.ts):
+    // an agent that sent thousands of requests held gigabytes in venom-orch.
     const answer = run.signal.aborted ? "cancelled" : pending.size >= PENDING_LIMIT ? "deny" : await asked(kind, toolCall);
     const { response, cancelTurn } = respond(answer, params.options);
     if (cancelTurn) {
