@@ -11,6 +11,7 @@ import type { CheckContext, HelloResult } from "../context.js";
 import { eventually, runArguments, shellQuote, whileRunning } from "../probes.js";
 import { expect, expectError, fail } from "../verdict.js";
 import type { WireClient } from "../wire-client.js";
+import { ONE_RELAY, RELAY_RULE } from "./orch.js";
 
 const TAG_RULE = securityModel(
   "Delegated runs",
@@ -23,14 +24,6 @@ const CHILD_ENV = design(
 const DEPTH_RULE = securityModel(
   "Delegated runs",
   "Delegation depth is bounded by `agent.max_delegation_depth`, and at any depth above zero the `scv` CLI refuses to run, start, stop, restart, or update a daemon or manage channels, so an SCV started by a delegated agent cannot manage its parent.",
-);
-const RELAY_RULE = securityModel(
-  "Delegated runs",
-  "Its tools are still gated by approval, and each of its `approval.requested` events is relayed to the calling session's own approval gate (labelled `[scv-1 depth N]`, with the nested tool's name and risk), so the policy and user deciding the parent's side effects also decide the nested ones; a relay without a gate denies.",
-);
-const ONE_RELAY = design(
-  "Delegation across daemons",
-  "**One relay rule for every daemon**: a delegate's call that needs approval is never answered by the delegate's own connection.",
 );
 /** Questions of one delegation that may wait for its launcher at once (docs/security-model.md, the approval relay). */
 const RELAY_LIMIT = 16;

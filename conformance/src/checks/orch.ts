@@ -35,11 +35,11 @@ const CWD_RULE = securityModel(
   "Tool rules",
   "A per-call `cwd` is resolved with symlinks followed at launch and must remain an existing directory under the canonical workspace; `..`, absolute paths elsewhere, and links pointing outside are refused.",
 );
-const RELAY_RULE = securityModel(
+export const RELAY_RULE = securityModel(
   "Delegated runs",
   "Its tools are still gated by approval, and each of its `approval.requested` events is relayed to the calling session's own approval gate (labelled `[scv-1 depth N]`, with the nested tool's name and risk), so the policy and user deciding the parent's side effects also decide the nested ones; a relay without a gate denies.",
 );
-const ONE_RELAY = design(
+export const ONE_RELAY = design(
   "Delegation across daemons",
   "**One relay rule for every daemon**: a delegate's call that needs approval is never answered by the delegate's own connection.",
 );
