@@ -25,7 +25,7 @@ describe("a run's delegates are relayed to the session that started the run", ()
       expect(refused.content).toMatch(/venom-mux new: refused: .*the approval for pane\/new was refused/);
       const question = asked.find((a) => a.tool === "pane/new");
       expect(question?.label).toMatch(/^\[mux via echo-[0-9a-f]{8}-[0-9a-f]{8} depth 1\]$/);
-      expect(question?.summary).toMatch(/^new pane denied: "sleep" "30" in /);
+      expect(question?.summary).toMatch(/^new pane denied, env delegated \(agent pane\): "sleep" "30" in /);
 
       newPane = "approve";
       const made = await muxNew("approved");
