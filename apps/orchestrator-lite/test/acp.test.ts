@@ -263,7 +263,7 @@ describe("venom-orch: ACP agents (a client that grants nothing)", () => {
     expect(oversized.content).toMatch(/over the 1048576-byte frame limit/);
     const before = { mux: rssKiB(stack.mux.proc.pid as number), orch: rssKiB(stack.orch.proc.pid as number) };
     const flood = await client.callTool("agent", { agent: "fake", prompt: "flood 256" }, { timeoutSeconds: 300 });
-    expect(flood.status).toBe("ok");
+    expect(flood.status, flood.content.slice(-400)).toBe("ok");
     expect(flood.content).toContain("flood: done");
     // 256 MiB went through; each daemon kept at most a bounded window of it.
     expect(rssKiB(stack.mux.proc.pid as number) - before.mux).toBeLessThan(96 * 1024);
