@@ -48,7 +48,7 @@ export interface AcpEntry {
 
 const LOCAL = [".local/bin"];
 
-/** The built-in adapters (issue #8, "Adapters"); `[agents.NAME]` in the user's config overrides any field. */
+/** The built-in adapters (docs/venom-orch.md, "Adapters"); `[agents.NAME]` in the user's config overrides any field. */
 const BUILT_IN: readonly Adapter[] = [
   {
     name: "claude",

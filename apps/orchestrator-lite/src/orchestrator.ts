@@ -275,7 +275,7 @@ export class Orchestrator {
   }
 
   /**
-   * An ACP agent's one prompt turn (issue #9): its state and result come from
+   * An ACP agent's one prompt turn (docs/venom-orch.md, "ACP agents"): its state and result come from
    * the protocol. `refusal` is declined; a stop (cancel, timeout) ends the turn
    * with session/cancel. The pane exiting first is a failure.
    */

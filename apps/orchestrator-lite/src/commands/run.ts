@@ -72,7 +72,7 @@ export function runCommand(app: CliApp): Command {
  * The progress line for an event/agent notification; anything else prints
  * nothing. The daemon built the event from proto's schema: the CLI checks only
  * what it prints, each field escaped, so that `run` starts without loading zod
- * (issue 11).
+ * (docs/benchmarks.md, the cli step).
  */
 function progressLine(program: string, method: string, params: unknown): string | undefined {
   if (method !== "event/agent") return undefined;
