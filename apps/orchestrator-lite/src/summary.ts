@@ -4,7 +4,7 @@ import { cutMiddle, escapedNote, terminalSafe, terminalShown } from "@venom/prot
 import { isWithin } from "@venom/runtime";
 import type { Adapter } from "./adapters.js";
 
-// What the person sees before a launch (issue #8, "Before launch"): the agent,
+// What the person sees before a launch (docs/venom-orch.md, "Before launch"): the agent,
 // where it runs, the prompt (bounded, with what was cut said), FULL PERMISSIONS
 // when set, and the agent configuration near the cwd that can put credentials,
 // endpoints, hooks or tools back after the environment was scrubbed.

@@ -1,7 +1,7 @@
 /**
  * The protocol name and error codes: plain constants, kept apart from the
  * schemas so a CLI client that checks nothing with zod can use them without
- * loading it (issue 11, "a client path that loads no zod schemas").
+ * loading it (docs/benchmarks.md, a client path that loads no zod).
  */
 export const PROTOCOL = "venom/1";
 export const SUPPORTED_PROTOCOLS = [PROTOCOL] as const;

@@ -202,7 +202,7 @@ class RunningCall<Context> implements ToolCall<Context> {
 /**
  * A tool's outcome as a result: "ok" unless it said otherwise. Built field by
  * field, not spread: a spread made a new hidden class for every call, and
- * every later look at the result went megamorphic (issue 11, RPC floor).
+ * every later look at the result went megamorphic (docs/benchmarks.md, the RPC floor).
  */
 function withStatus(outcome: Omit<ToolResult, "status"> & { status?: ToolResult["status"] }): ToolResult {
   const result: ToolResult = { status: outcome.status ?? "ok", content: outcome.content };

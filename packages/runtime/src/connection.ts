@@ -145,7 +145,7 @@ export class Connection<Context> {
   /**
    * A name for a call whose client chose none, unique among this connection's
    * running calls: a random prefix drawn once per connection and a count (a
-   * UUID for every call was a visible share of the RPC floor, issue 11).
+   * UUID for every call was a visible share of the RPC floor, docs/benchmarks.md).
    */
   #newCallId(): string {
     let callId: string;

@@ -32,7 +32,7 @@ export type CallLog = (tool: string, status: ToolStatus, ms: number) => void;
  * The one line every tool call leaves. Its fields cannot hold a secret (a tool
  * name from the session's snapshot, a status, a duration) and its signature
  * admits no other, so it skips the redaction pass every other line takes:
- * that pass was about 2 µs of each call in the RPC floor (issue 11, item 2).
+ * that pass was about 2 µs of each call in the RPC floor (docs/benchmarks.md).
  */
 export function callLog(logger: Logger): CallLog {
   const unredacted = logger.child({}, { redact: [] });
@@ -49,7 +49,7 @@ process.on("exit", () => {
  * The log file, written with one write(2) per turn of the event loop instead
  * of one per line: under load a turn answers many calls, and a synchronous
  * write for each of their lines was a large share of the daemon's time in the
- * RPC floor (issue 11, item 2). A line is written at the end of the turn that
+ * RPC floor (docs/benchmarks.md). A line is written at the end of the turn that
  * logged it (setImmediate), so a call's line is on disk before anything of a
  * later turn is answered; whatever is pending when the process exits (a stop,
  * a handled signal, process.exit, an uncaught exception) is written by the

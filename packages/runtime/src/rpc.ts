@@ -191,7 +191,7 @@ export class RpcPeer {
   /**
    * Write a line; the lines of one turn of the event loop (a call's events and
    * its reply) leave in one write of one string. Each write wakes the peer:
-   * three per call cost the daemon most of its CPU in the RPC floor (issue 11,
+   * three per call cost the daemon most of its CPU in the RPC floor (docs/benchmarks.md,
    * item 2); and one string is a plain write, where the same lines corked into
    * the stream went out as a writev of each (~6% less daemon CPU per call with
    * 32 clients, in an A/B). close() writes what is waiting before it ends the stream.

@@ -24,7 +24,7 @@ function printableApproval(raw: unknown): ApprovalRequest {
 }
 
 /**
- * What a CLI command checks of its own daemon's messages (issue 11): that a
+ * What a CLI command checks of its own daemon's messages (docs/benchmarks.md): that a
  * line can be routed, and that what it prints is there, so that a command
  * starts without loading zod. The daemon validated the call.
  */

@@ -11,7 +11,7 @@ import {
 } from "@venom/native";
 import { decodeRuleset, ENV_PREFIX, RULESET_VAR, type RulesetLayer } from "./ruleset-text.js";
 
-// The Node sandbox launcher (issue 13), used only where the C one
+// The Node sandbox launcher (docs/security-model.md, "Confinement (opt-in)"), used only where the C one
 // (packages/native/launcher/venom-sandbox.c) was not built, and doing exactly
 // what it does. Started by Venom in place of a program:
 //   node launcher.js <program> <args…>

@@ -38,7 +38,7 @@ export interface SandboxSpec {
 }
 
 /**
- * The profile of one confined process (issue 13): read and execute the system,
+ * The profile of one confined process (docs/security-model.md, "Confinement (opt-in)"): read and execute the system,
  * Node's install dir, the tool dirs on PATH and the workspace; write only the
  * workspace, the private home and temp dir and what sandbox.writable lists;
  * devices as needed; nothing of the real home. Creates the private home and
