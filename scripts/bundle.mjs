@@ -1,7 +1,7 @@
 // `node ../../scripts/bundle.mjs` from an app, after tsc (its package.json
 // "build"): bundles the app's CLI, src/main.ts, into dist/main.cjs — the file
 // "bin" and testkit run — so that a client command such as `venom-mux ls`
-// loads one file instead of a tree of ES modules (issue 11).
+// loads one file instead of a tree of ES modules (docs/benchmarks.md).
 //
 // What the CLI loads with import() (the configuration and its zod schemas,
 // the attached client, a login) goes to chunks in dist/chunks/, loaded only

@@ -1,4 +1,4 @@
-// venom-sandbox: the Landlock sandbox launcher (issue 13), started by Venom
+// venom-sandbox: the Landlock sandbox launcher (docs/security-model.md), started by Venom
 // in place of a program:
 //   VENOM_SANDBOX_RULESET=<ruleset> VENOM_SANDBOX_ENV_<name>=<value>… venom-sandbox <program> <args…>
 // The ruleset is planned by @venom/runtime (src/sandbox/plan.ts, which also

@@ -62,7 +62,7 @@ export type ApprovalOutcome = { allowed: true } | { allowed: false; reason: stri
  * behavior"): the policy allows or denies on its own, or there is nobody to ask
  * (no gate, or unattended work) and the policy's own answer, else autoApprove,
  * else deny stands. "ask" when the gate must be asked. Synchronous: most calls
- * end here, and the RPC floor pays for every await (issue 11, item 2).
+ * end here, and the RPC floor pays for every await (docs/benchmarks.md).
  */
 export function approvalWithoutAsking(
   grant: Grant,

@@ -12,7 +12,7 @@ export class CallDeadline extends Error {
  * first. The AbortSignal a tool sees is made only when something asks for it
  * (a tool that listens, an approval that waits): most calls end without
  * anyone asking, and an AbortController for every call was a visible share of
- * the daemon's time in the RPC floor (issue 11, item 2).
+ * the daemon's time in the RPC floor (docs/benchmarks.md).
  */
 export class CallCancellation {
   #reason: Error | undefined;

@@ -50,7 +50,7 @@ export class Snapshot {
  * Each definition's descriptor, made once: every hello restricts the daemon's
  * snapshot to the session's grant, and converting the input schema to JSON
  * Schema again each time was a visible part of answering a CLI command's hello
- * (issue 11). Descriptors are deep-frozen, so snapshots can share them.
+ * (docs/benchmarks.md). Descriptors are deep-frozen, so snapshots can share them.
  */
 const descriptorCache = new WeakMap<ToolDefinition, ToolDescriptor>();
 
