@@ -20,16 +20,29 @@ function describeFds(fds: readonly string[]): string {
   return fds.join(" ");
 }
 
-/** The fds of `pid` once it runs `program` (a launcher in between may still be there at first). */
-function fdsOnceRunning(pid: number, program: string): Promise<string[]> {
-  return eventually(() => {
+/** How long a program may hold fds of its own startup: its dynamic loader opens a library for a moment after the exec. */
+const STARTUP_MS = 5_000;
+
+/**
+ * The fds of `pid` once it runs `program` (a launcher in between may still be
+ * there at first) and its startup is over: the first reading of only its own
+ * fds, else, since a leaked fd stays, the last reading after STARTUP_MS.
+ */
+async function fdsOnceRunning(pid: number, program: string): Promise<string[]> {
+  const read = (): string[] | undefined => {
     try {
       if (readFileSync(`/proc/${pid}/comm`, "utf8").trim() !== program) return undefined;
       return readdirSync(`/proc/${pid}/fd`).sort((a, b) => Number(a) - Number(b));
     } catch {
       return undefined;
     }
-  }, `the pane's process ${pid} running ${program}`);
+  };
+  let last = await eventually(read, `the pane's process ${pid} running ${program}`);
+  for (const deadline = Date.now() + STARTUP_MS; describeFds(last) !== OWN_FDS && Date.now() < deadline; ) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    last = read() ?? last;
+  }
+  return last;
 }
 
 export const descriptorChecks: readonly Check[] = [
