@@ -29,6 +29,12 @@ s.on("data", (d) => {
 });
 `;
 
+/** The double fork of DETACH, then `exec` with `then` before "$@". */
+function detach(then: string): string {
+  return `( sh -c 'while [ "$(grep ^PPid: /proc/$(grep ^PPid: /proc/$$/status | cut -f2)/status | cut -f2)" = "$0" ]; do sleep 0.1; done; exec ${then}"$@"' "$$" "$@" & )
+`;
+}
+
 /**
  * Runs "$@" outside the pane's process tree and environment: a double fork
  * (the orphan is re-parented to the daemon, a child subreaper, once its parent
@@ -36,5 +42,7 @@ s.on("data", (d) => {
  * shell, passed as $0) and env -i, so neither ancestry nor markers lead back
  * to a record.
  */
-export const DETACH = `( sh -c 'while [ "$(grep ^PPid: /proc/$(grep ^PPid: /proc/$$/status | cut -f2)/status | cut -f2)" = "$0" ]; do sleep 0.1; done; exec env -i "$@"' "$$" "$@" & )
-`;
+export const DETACH = detach("env -i ");
+
+/** As DETACH, but keeping the environment: ancestry no longer leads back to a record, the markers still do. */
+export const DETACH_KEEPING_ENV = detach("");

@@ -3,6 +3,7 @@ import { delimiter, isAbsolute, join } from "node:path";
 import type { PaneNewParamsSchema } from "@venom/proto";
 import { type ApprovalGate, childMarkers, ErrorCode, MARKER_DEPTH, MARKER_PARENT, ProtocolError, ToolFailure } from "@venom/proto";
 import {
+  ancestorRecord,
   type Config,
   type DelegationOwner,
   delegatedEnv,
@@ -11,6 +12,7 @@ import {
   killGroup,
   type LauncherTable,
   type Logger,
+  lineageOf,
   type ProcessRef,
   processStat,
   reapAdopted,
@@ -21,6 +23,7 @@ import {
   type SessionState,
   sandboxedCommand,
   sandboxFor,
+  sees,
   signalGroup,
   spawnedChild,
   type VenomHome,
@@ -96,7 +99,7 @@ interface Tracked {
   anchor: ProcessRef;
   /** Forgets the session that created the pane, once its record is gone. */
   forgetLauncher: () => void;
-  /** The delegation ids from the owner down to this pane's own (its VENOM_PARENT): whose subtree it is in. */
+  /** The delegation records from the top of the tree down to this pane's own: whose subtree it is in (visibility.ts). */
   lineage: readonly string[];
   /** A shell of the person's own: made by the owner with the user's environment, as a tmux window is. */
   personal: boolean;
@@ -104,7 +107,7 @@ interface Tracked {
   stopped?: Promise<number[]>;
 }
 
-/** Who is asking: a session's principal and the delegation it acts for. */
+/** Who is asking: a session's principal (a refusal names its depth) and the delegation it acts for. */
 type Asker = Pick<SessionState, "principal" | "delegation">;
 
 /** Every pane of the daemon, by id (`%3`), name, or index. */
@@ -134,7 +137,7 @@ export class PaneTable {
    * made from there, never a sibling's or the owner's own shells.
    */
   visibleTo(asker: Asker): Pane[] {
-    return [...this.#panes.values()].filter((t) => mayTouch(asker, t)).map((t) => t.pane);
+    return [...this.#panes.values()].filter((t) => sees(asker, t)).map((t) => t.pane);
   }
 
   /**
@@ -149,7 +152,7 @@ export class PaneTable {
       (/^\d+$/.test(target) ? panes.find((p) => p.spec.index === Number(target)) : undefined) ??
       panes.find((p) => p.name === target);
     const tracked = found && this.#panes.get(found.id);
-    if (tracked && !mayTouch(asker, tracked)) {
+    if (tracked && !sees(asker, tracked)) {
       throw new ProtocolError(
         ErrorCode.OwnerRequired,
         `refused: pane "${target}" belongs to another delegation; a delegate (depth ${asker.principal.depth}) acts only on its own pane and the panes made from it`,
@@ -166,14 +169,6 @@ export class PaneTable {
       });
     }
     return found;
-  }
-
-  /** A new pane's lineage: its maker's (found by the maker's delegation id), then its own id. */
-  #lineage(asker: Asker, own: string): string[] {
-    const from = asker.delegation;
-    if (from === null) return [own];
-    const maker = [...this.#panes.values()].find((t) => t.lineage.at(-1) === from);
-    return [...(maker?.lineage ?? [from]), own];
   }
 
   /**
@@ -254,7 +249,8 @@ export class PaneTable {
     const anchor = { pid: pane.pid, startTime };
     const forgetLauncher = this.host.launchers.add(recordId, { name: pane.name, grant: session.grant, gate });
     const personal = session.principal.kind === "owner" && params.envPolicy === "inherit";
-    this.#panes.set(id, { pane, recordId, anchor, forgetLauncher, lineage: this.#lineage(session, parent), personal });
+    const lineage = [...lineageOf(session, this.#panes.values()), recordId];
+    this.#panes.set(id, { pane, recordId, anchor, forgetLauncher, lineage, personal });
     writeRecord(this.host.home, {
       id: recordId,
       owner: this.host.owner,
@@ -487,7 +483,8 @@ export class PaneTable {
    * Anything an agent's pane, a tool's process or a delegate's pane starts asks.
    */
   inPersonalShell(session: SessionState): boolean {
-    return [...this.#panes.values()].some((t) => t.recordId === session.record && t.personal);
+    const record = ancestorRecord(session);
+    return [...this.#panes.values()].some((t) => t.recordId === record && t.personal);
   }
 
   /** Names are targets, so two panes may not share one. */
@@ -500,10 +497,6 @@ export class PaneTable {
   async closeAll(): Promise<void> {
     await Promise.all(this.list().map((pane) => this.kill(pane)));
   }
-}
-
-function mayTouch(asker: Asker, tracked: Tracked): boolean {
-  return asker.principal.kind !== "delegate" || (asker.delegation !== null && tracked.lineage.includes(asker.delegation));
 }
 
 /** Does `program` name an executable, directly or on PATH? */

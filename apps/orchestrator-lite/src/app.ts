@@ -29,7 +29,7 @@ export function createOrchDaemon(options: DaemonOptions): Daemon<OrchContext> {
       orchestrator: orchestrator as Orchestrator,
       launcher: {
         depth: state.principal.depth,
-        record: state.record,
+        delegation: state.delegation,
         grant: state.grant,
         gate: link.gate,
         notify: link.notify,

@@ -8,8 +8,3 @@ export interface OrchContext {
   launcher: Launcher;
   orchestrator: Orchestrator;
 }
-
-/** Which jobs a session may see and cancel. */
-export function jobView(context: OrchContext): { owner: boolean; record: string | null } {
-  return { owner: context.state.principal.kind === "owner", record: context.state.record };
-}

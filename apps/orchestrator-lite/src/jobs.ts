@@ -1,6 +1,6 @@
 import { readdirSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
-import { JobStateSchema } from "@venom/proto";
+import { DelegationIdSchema, JobStateSchema } from "@venom/proto";
 import { privateDir, readSmallFile, type VenomHome, writeFileAtomicAsync } from "@venom/runtime";
 import * as z from "zod";
 
@@ -18,10 +18,14 @@ export const JobRecordSchema = z.strictObject({
   cwd: z.string(),
   state: JobStateSchema,
   background: z.boolean(),
-  /** Who launched it: the owner, or a delegate below this delegation record. */
-  launcher: z.strictObject({ depth: z.number().int(), record: z.string().nullable() }),
-  /** The venom-mux delegation record of the job's pane, once it runs. */
-  paneRecord: z.string().nullable(),
+  /** The delegation depth of the session that launched it. */
+  launcher: z.strictObject({ depth: z.number().int() }),
+  /**
+   * The delegation records from the top of the tree down to its launcher's,
+   * then its pane's (venom-mux's record) once it runs: who may see it
+   * (packages/runtime/src/visibility.ts). Empty for the owner's job until it runs.
+   */
+  lineage: z.array(DelegationIdSchema),
   pid: z.number().int().nullable(),
   exitCode: z.number().int().nullable(),
   signal: z.string().nullable(),
@@ -139,26 +143,4 @@ function readJob(path: string): JobRecord | null {
   } catch {
     return null;
   }
-}
-
-/**
- * The jobs a session may see and cancel (conformance/spec/design.md, "Handles belong to their
- * owner"): the owner sees all; a delegate only those launched from inside its
- * own delegation, and theirs in turn.
- */
-export function visibleJobs(jobs: readonly JobRecord[], session: { owner: boolean; record: string | null }): JobRecord[] {
-  if (session.owner) return [...jobs];
-  if (session.record === null) return [];
-  const subtree = new Set([session.record]);
-  let grew = true;
-  while (grew) {
-    grew = false;
-    for (const job of jobs) {
-      if (job.launcher.record !== null && subtree.has(job.launcher.record) && job.paneRecord && !subtree.has(job.paneRecord)) {
-        subtree.add(job.paneRecord);
-        grew = true;
-      }
-    }
-  }
-  return jobs.filter((job) => job.launcher.record !== null && subtree.has(job.launcher.record));
 }

@@ -12,14 +12,19 @@ import {
   policyDecision,
 } from "@venom/proto";
 import {
+  type Actor,
+  ancestorRecord,
   answers,
   type ClientOptions,
+  type Delegation,
   executableOf,
   isGone,
   type Logger,
   launcherPrograms,
+  lineageOf,
   listRecords,
   processStat,
+  sees,
   startDaemon,
   VenomClient,
   type VenomHome,
@@ -27,13 +32,13 @@ import {
 import { untilAborted } from "./abort.js";
 import { PaneStdio } from "./acp/pane-stdio.js";
 import { type Adapter, muxMain } from "./adapters.js";
-import { FINAL_STATES, type JobRecord, JobStore, visibleJobs } from "./jobs.js";
+import { FINAL_STATES, type JobRecord, JobStore } from "./jobs.js";
 
 /** Who launched a job, and how to reach them while it runs. */
 export interface Launcher {
   depth: number;
-  /** The delegation record a delegate descends from; null for the owner. Its agents keep the record's confinement. */
-  record: string | null;
+  /** The delegation it acts for (null for the owner): its jobs' lineage, and by ancestry their agents' confinement. */
+  delegation: Delegation | null;
   grant: Grant;
   /** The launching session's gate: the person's, or the relay one level up for a delegate. */
   gate: ApprovalGate;
@@ -129,12 +134,17 @@ export class Orchestrator {
     this.#names = new Set(previous.map((job) => job.name));
   }
 
-  /** Every job on file and running, for a session that may see them. */
-  list(session: { owner: boolean; record: string | null }): JobRecord[] {
+  /** The jobs on file and running that `viewer` may see (packages/runtime/src/visibility.ts). */
+  list(viewer: Actor): JobRecord[] {
+    return this.#all().filter((job) => sees(viewer, job));
+  }
+
+  /** Every job on file and running. */
+  #all(): JobRecord[] {
     const all = new Map(this.#store.load().map((job) => [job.id, job]));
     // A running job is listed as it is now, and so may be cancelled, even when its file is not yet written or cannot be read back.
     for (const { record } of this.#jobs.values()) all.set(record.id, record);
-    return visibleJobs([...all.values()], session);
+    return [...all.values()];
   }
 
   /** Is any job still running? */
@@ -143,8 +153,8 @@ export class Orchestrator {
   }
 
   /** Cancel a running job this session may see; false when there is none by that id or name. */
-  cancel(target: string, session: { owner: boolean; record: string | null }): JobRecord | null {
-    const visible = new Set(this.list(session).map((j) => j.id));
+  cancel(target: string, viewer: Actor): JobRecord | null {
+    const visible = new Set(this.list(viewer).map((j) => j.id));
     const live = [...this.#jobs.values()].find((j) => (j.record.id === target || j.record.name === target) && visible.has(j.record.id));
     if (!live) return null;
     live.controller.abort(new JobStop("cancelled"));
@@ -174,8 +184,8 @@ export class Orchestrator {
       cwd: request.cwd,
       state: "starting",
       background: request.background,
-      launcher: { depth: launcher.depth, record: launcher.record },
-      paneRecord: null,
+      launcher: { depth: launcher.depth },
+      lineage: lineageOf(launcher, this.#all()),
       pid: null,
       exitCode: null,
       signal: null,
@@ -227,6 +237,8 @@ export class Orchestrator {
           "refused: venom-mux does not confine as venom-orch's configuration says: it runs with the configuration it read when it started, before config.toml changed; restart it (venom-mux restart) and run again; nothing was started",
         );
       }
+      // Its agent keeps the confinement of the record the launcher descends from (docs/security-model.md, Confinement).
+      const confinedAs = ancestorRecord(request.launcher);
       // A pane made after a stop is still ended: it lives as long as this connection, closed below.
       pane = await untilAborted(
         client.request("pane/new", {
@@ -238,7 +250,7 @@ export class Orchestrator {
           ...(request.adapter.stateVar ? { stateVar: request.adapter.stateVar } : {}),
           env: request.env,
           parentDepth: request.launcher.depth,
-          ...(request.launcher.record ? { confinedAs: request.launcher.record } : {}),
+          ...(confinedAs ? { confinedAs } : {}),
           lifetime: "connection",
           ...(stdio ? { mode: "pipe" as const } : {}),
           cols: 120,
@@ -246,8 +258,8 @@ export class Orchestrator {
         }),
         signal,
       );
-      const paneRecord = listRecords(this.home).find((r) => r.pid === pane?.pid)?.id ?? null;
-      this.#update(live, { pid: pane.pid, paneRecord });
+      const paneRecord = listRecords(this.home).find((r) => r.pid === pane?.pid)?.id;
+      this.#update(live, { pid: pane.pid, ...(paneRecord ? { lineage: [...live.record.lineage, paneRecord] } : {}) });
       // A program that ended before it was seen running (its exec failed, or it was that quick) goes straight to its end.
       if (await startedWithArgv(pane.pid, request.argv)) this.#update(live, { state: "running" });
       if (stdio && request.acp) return await this.#acpTurn(live, request, request.acp, client, pane, stdio);

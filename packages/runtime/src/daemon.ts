@@ -9,7 +9,7 @@ import { type Decorator, Dispatcher, ErrorCode, ProtocolError, parseMarkers, Sna
 import { reapStraysOnSigchld, spawnedChild } from "./adopted.js";
 import type { Config } from "./config.js";
 import { type AppMethod, Connection, type ConnectionHost } from "./connection.js";
-import { type DelegationOwner, findAncestorRecord, reapOrphans } from "./delegations.js";
+import { type DelegationOwner, findAncestorRecord, listRecords, reapOrphans } from "./delegations.js";
 import { type AppName, UnsafeHomeError, type VenomHome } from "./home.js";
 import { type CallLog, callLog, createLogger, type Logger } from "./log.js";
 import { checkPeer, type PeerFacts } from "./peer.js";
@@ -243,7 +243,11 @@ export class Daemon<Context> implements ConnectionHost<Context> {
       workspace: this.workspace,
     };
     const record = findAncestorRecord(this.options.home, peer.pid);
-    if (!record) return { ...base, observed: [] };
+    if (!record) {
+      // A process that left its process tree keeps its environment: it names its delegation, after its ancestry (session.ts, Delegation).
+      const named = peer.environ.parent === null ? undefined : listRecords(this.options.home).find((r) => r.parent === peer.environ.parent);
+      return { ...base, observed: [], ...(named ? { environRecord: named.id } : {}) };
+    }
     // Tool names belong to the daemon that recorded the grant: another daemon's
     // grant narrows only the policy and auto-approval, which mean the same everywhere.
     const sameDaemon = record.owner.instance === this.instance;

@@ -24,4 +24,5 @@ export * from "./session.js";
 export * from "./small-file.js";
 export * from "./socket-probe.js";
 export * from "./tool-env.js";
+export * from "./visibility.js";
 export * from "./workspace-fs.js";

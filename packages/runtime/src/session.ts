@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import { isAbsolute } from "node:path";
 import {
   type ApprovalGate,
@@ -30,6 +29,29 @@ import { WorkspaceFs } from "./workspace-fs.js";
 
 export type Transport = "socket" | "stdio";
 
+/**
+ * Which delegation a delegate acts for, by the strongest evidence: a process
+ * can rewrite its environment, not its parentage.
+ * - "ancestry": its nearest recorded ancestor (by pid and start time);
+ * - "environ": no ancestor is recorded (it left its process tree), but its
+ *   environment's VENOM_PARENT is a record's;
+ * - "unrecorded": neither; it owns nothing (`record` null).
+ * "ancestry" and "environ" are the words of Principal.evidence.
+ */
+export interface Delegation {
+  readonly record: string | null;
+  readonly evidence: "ancestry" | "environ" | "unrecorded";
+}
+
+/**
+ * The record a delegate descends from by ancestry: what its confinement and
+ * its agent's home are taken from, never from its environment. Null for the
+ * owner and a delegate no ancestor of which is recorded.
+ */
+export function ancestorRecord(session: { readonly delegation: Delegation | null }): string | null {
+  return session.delegation?.evidence === "ancestry" ? session.delegation.record : null;
+}
+
 /** A session after hello: who the caller is, what it may do, and where. */
 export interface SessionState {
   readonly principal: Principal;
@@ -45,15 +67,12 @@ export interface SessionState {
   readonly workspaceDir: WorkspaceFs;
   readonly config: Config;
   readonly label: string;
-  /** The delegation record a delegate descends from (by process ancestry); null for the owner or an unrecorded delegate. */
-  readonly record: string | null;
   /**
-   * The delegation this session acts for, by the strongest evidence: the
-   * recorded ancestor's VENOM_PARENT, else the environment's, else a name of
-   * its own; null for the owner. An app scopes what a delegate may touch by it
-   * (venom-mux: only the panes of this delegation's subtree).
+   * The delegation this session acts for; null for the owner and a local
+   * session (no delegate). What a delegate may see and act on follows from it
+   * alone (visibility.ts).
    */
-  readonly delegation: string | null;
+  readonly delegation: Delegation | null;
   /**
    * The Landlock layers of the delegation this session acts in, from its
    * recorded ancestor (never from anything the peer says): whatever a daemon
@@ -137,6 +156,8 @@ export interface HelloContext {
   workspace: string;
   /** The delegation record of the peer or its nearest recorded ancestor, verified by pid and start time. */
   record?: DelegationRecord;
+  /** With no record by ancestry: the id of the record whose VENOM_PARENT the peer's environment carries, if one does. */
+  environRecord?: string;
   /** The workspace of the delegation this peer belongs to, when known. */
   parentWorkspace?: string;
   parentGrant?: Grant;
@@ -230,21 +251,17 @@ export function establishSession(raw: unknown, ctx: HelloContext): SessionState 
     workspaceDir,
     config,
     label,
-    record: principal.kind === "delegate" ? (ctx.record?.id ?? null) : null,
-    delegation: principal.kind === "delegate" ? delegationOf(ctx, claimed) : null,
+    delegation: principal.kind === "delegate" ? delegationOf(ctx) : null,
     confinement: ctx.record ? ctx.record.sandbox : ctx.peer.noNewPrivs ? null : [],
     agent: principal.kind === "delegate" ? (ctx.record?.agent ?? null) : null,
     projectConfigError,
   };
 }
 
-/**
- * Ancestry first: a process can rewrite its environment, not its parentage.
- * A claim alone names nothing another session could own, so it gets a fresh name.
- */
-function delegationOf(ctx: HelloContext, claimed: Markers): string {
-  const ancestry = ctx.observed.find((o) => o.evidence === "ancestry")?.markers.parent;
-  return ancestry ?? ctx.peer.environ.parent ?? `unrecorded:${claimed.parent ?? "none"}:${randomUUID()}`;
+function delegationOf(ctx: HelloContext): Delegation {
+  if (ctx.record) return { record: ctx.record.id, evidence: "ancestry" };
+  if (ctx.environRecord) return { record: ctx.environRecord, evidence: "environ" };
+  return { record: null, evidence: "unrecorded" };
 }
 
 /**

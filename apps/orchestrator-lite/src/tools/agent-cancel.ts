@@ -1,6 +1,6 @@
 import { defineTool, ToolFailure } from "@venom/proto";
 import * as z from "zod";
-import { jobView, type OrchContext } from "../context.js";
+import type { OrchContext } from "../context.js";
 
 const CancelInput = z.strictObject({ job: z.string().min(1).max(64) });
 type CancelInput = z.infer<typeof CancelInput>;
@@ -15,7 +15,7 @@ export const agentCancelTool = defineTool<CancelInput, OrchContext>({
   replay: "idempotent",
   summarize: (input) => `cancel job ${input.job.replace(/[^A-Za-z0-9_.-]/g, "?")}`,
   run: async (input, call) => {
-    const job = call.context.orchestrator.cancel(input.job, jobView(call.context));
+    const job = call.context.orchestrator.cancel(input.job, call.context.state);
     if (!job) throw new ToolFailure(`no running job "${input.job.replace(/[^A-Za-z0-9_.-]/g, "?")}" that this session may cancel`);
     return { content: `cancelling ${job.name} (job ${job.id})`, data: { job: job.id, name: job.name } };
   },

@@ -1,6 +1,6 @@
 import { defineTool, terminalSafe } from "@venom/proto";
 import * as z from "zod";
-import { jobView, type OrchContext } from "../context.js";
+import type { OrchContext } from "../context.js";
 
 /** The jobs this session may see: the owner's view is every job; a delegate's, those of its own delegation. */
 export const agentJobsTool = defineTool<Record<string, never>, OrchContext>({
@@ -12,7 +12,7 @@ export const agentJobsTool = defineTool<Record<string, never>, OrchContext>({
   replay: "safe",
   summarize: () => "list agent jobs",
   run: async (_input, call) => {
-    const jobs = call.context.orchestrator.list(jobView(call.context));
+    const jobs = call.context.orchestrator.list(call.context.state);
     const lines = jobs.map(
       (j) =>
         `${j.id} ${j.name} ${j.state}${j.pending ? ` waiting for: ${terminalSafe(j.pending, { singleLine: true })}` : ""}${j.exitCode !== null ? ` exit=${j.exitCode}` : ""}${j.transport === "acp" ? " acp" : ""}${j.refusedRequests > 0 ? ` refused=${j.refusedRequests}` : ""}${j.background ? " background" : ""} cwd=${terminalSafe(j.cwd, { singleLine: true })}${j.note ? ` (${j.note})` : ""}`,

@@ -71,7 +71,7 @@ export const agentTool = defineTool<AgentInput, OrchContext>({
   replay: "unsafe",
   precheck: (input, context) => {
     offeredAdapter(input, context);
-    // venom-mux confines the agent as the caller's record says (Launcher.record); with no record to say it, nothing starts.
+    // venom-mux confines the agent as the record the caller descends from says (ancestorRecord); with no record to say it, nothing starts.
     refusedAsProtocolError(() => knownConfinement(context.state.confinement));
     const depth = context.launcher.depth + 1;
     const max = context.state.config.agent.max_delegation_depth;
