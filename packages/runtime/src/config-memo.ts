@@ -1,8 +1,7 @@
 import { closeSync, fstatSync, lstatSync, openSync } from "node:fs";
-import { join } from "node:path";
 import type { Config } from "./config.js";
 import { MAX_CONFIG_BYTES, readConfigText } from "./config-text.js";
-import { type AppName, assertPrivate, type VenomHome, writeFileAtomic } from "./home.js";
+import { assertPrivate, type VenomHome, writeFileAtomic } from "./home.js";
 import { readRegularFile } from "./private-files.js";
 
 declare const __VENOM_BUILD__: string | undefined;
@@ -27,10 +26,10 @@ type Memo = { build: string; source: string | null; config: Config };
  * time. A memo that is not a regular file private to this user is ignored,
  * like a missing one. The daemons never use it: they validate the file.
  */
-export async function loadUserConfigMemo(home: VenomHome, app: AppName, build = BUILD): Promise<Config> {
+export async function loadUserConfigMemo(home: VenomHome, app: string, build = BUILD): Promise<Config> {
   const text = readConfigText(home.configFile);
   const source = text ?? null;
-  const memoFile = join(home.state, `config-memo.${app}.json`);
+  const memoFile = home.configMemo(app);
   if (build !== undefined) {
     const memo = readMemo(memoFile);
     if (memo?.build === build && memo.source === source && typeof memo.config === "object" && memo.config !== null) return memo.config;

@@ -1,12 +1,13 @@
 import type { Config, loadUserConfig } from "../config.js";
 import type { Daemon } from "../daemon.js";
-import type { AppName, VenomHome } from "../home.js";
+import type { VenomHome } from "../home.js";
 
 /** What the shared daemon commands need to know about one app. */
 export interface CliApp {
   /** The binary, e.g. "venom-echo". */
   program: string;
-  app: AppName;
+  /** Its name (APP_NAME): its socket is $VENOM_HOME/state/NAME.sock. */
+  app: string;
   version: string;
   /**
    * The daemon, loaded only by `serve`: client commands such as `ls` must not
