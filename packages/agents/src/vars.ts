@@ -32,14 +32,32 @@ export const AGENT_VARS = {
   dsh: { stateVar: "DSH_HOME", credentialVars: ["DSH_*", "DEEPSEEK_API_KEY"] },
 } as const satisfies Record<string, AgentVars>;
 
+/**
+ * The prefixes of the agents' vendors and programs: a variable named so may
+ * carry an agent's credentials, endpoint or state, of an agent listed above
+ * or not (GOOGLE_, a cloud's, is the runtime's own: child-env.ts).
+ */
+export const AGENT_VAR_PREFIXES = [
+  "ANTHROPIC_*",
+  "CLAUDE_*",
+  "OPENAI_*",
+  "CODEX_*",
+  "GEMINI_*",
+  "XAI_*",
+  "GROK_*",
+  "DEEPSEEK_*",
+  "DSH_*",
+  "PI_*",
+];
+
 export interface AgentVars {
   stateVar?: string;
   credentialVars: readonly string[];
 }
 
-/** Every variable of `agents` (AGENT_VARS, with what config.toml adds): none reaches a delegated process. */
+/** Every variable of `agents` (AGENT_VARS, with what config.toml adds) and AGENT_VAR_PREFIXES: none reaches a delegated process. */
 export function declaredVars(agents: Iterable<AgentVars>): string[] {
-  return [...new Set([...agents].flatMap((a) => [...a.credentialVars, ...(a.stateVar ? [a.stateVar] : [])]))];
+  return [...new Set([...AGENT_VAR_PREFIXES, ...[...agents].flatMap((a) => [...a.credentialVars, ...(a.stateVar ? [a.stateVar] : [])])])];
 }
 
 /** The variables of every agent, known by name (AGENT_VARS) or added in `[agents]`: none reaches a delegated process. */
