@@ -1,5 +1,5 @@
-// The Venom daemons running on this machine (a `serve` of venom-echo, venom-mux
-// or venom-orch, however started: `venom-X start`, testkit, venom-orch starting
+// The Venom daemons running on this machine (a `serve` of venom-echo, venom-mux,
+// venom-orch or an example app in examples/, however started: `venom-X start`, testkit, venom-orch starting
 // venom-mux), found in /proc. `.ci/run` uses it around `pnpm test`:
 //   node scripts/venom-daemons.mjs --save FILE        before: who runs already
 //   node scripts/venom-daemons.mjs --left-since FILE  after: fails naming each daemon
@@ -9,7 +9,7 @@
 // seconds to finish.
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 
-const MAIN = /\/(?:venom-echo|multiplexer-lite|orchestrator-lite)\/dist\/main\.c?js$|(?:^|\/)venom-(?:echo|mux|orch)$/;
+const MAIN = /\/(?:apps\/[^/]+|examples\/[^/]+)\/dist\/main\.c?js$|(?:^|\/)venom-(?:echo|mux|orch)$/;
 const STOPPING_GRACE_MS = 10_000;
 
 /** Every daemon running now: pid, start time (field 22 of /proc/PID/stat) and its command line. */

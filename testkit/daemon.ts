@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { createConnection, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -37,8 +37,19 @@ const STOP_GRACE_MS = 10_000;
  * its own `stop` would leave it running after the tests (.ci/run fails then).
  */
 export async function cleanupAll(): Promise<void> {
-  await Promise.all(dirs.splice(0).flatMap((dir) => ["echo", "mux", "orch"].map((app) => stopServing(join(dir, "state", `${app}.sock`)))));
+  await Promise.all(dirs.splice(0).flatMap((dir) => sockets(join(dir, "state")).map(stopServing)));
   for (const fn of cleanups.splice(0)) fn();
+}
+
+/** Every app's socket in a state directory (none if there is none): the apps are whichever a test started. */
+function sockets(state: string): string[] {
+  try {
+    return readdirSync(state)
+      .filter((name) => name.endsWith(".sock"))
+      .map((name) => join(state, name));
+  } catch {
+    return [];
+  }
 }
 
 /** The daemon serving on `socket`, if any: SIGTERM, then SIGKILL if it has not stopped within STOP_GRACE_MS. */

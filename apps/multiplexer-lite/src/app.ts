@@ -1,5 +1,6 @@
 import { type AppDefinition, Daemon, type DaemonOptions, loadUserConfig } from "@venom/runtime";
 import type { DaemonModule } from "@venom/runtime/cli";
+import { muxSections } from "./config.js";
 import type { MuxContext } from "./context.js";
 import { paneMethods } from "./methods/index.js";
 import { PaneTable } from "./panes.js";
@@ -46,4 +47,4 @@ export function createMuxDaemon(options: DaemonOptions): Daemon<MuxContext> {
 }
 
 /** What `serve` loads (scripts/bundle.mjs makes this module the daemon's bundle). */
-export const daemonModule: DaemonModule = { createDaemon: createMuxDaemon, loadUserConfig };
+export const daemonModule: DaemonModule = { createDaemon: createMuxDaemon, loadUserConfig, configSections: muxSections };

@@ -9,6 +9,7 @@ const app: CliApp = {
   app: "mux",
   version: VERSION,
   loadDaemon: async () => (await import("./app.js")).daemonModule,
+  configSections: async () => (await import("./config.js")).muxSections,
 };
 
 /** venom-mux's CLI: its one command table (commands/table.ts), which the attached client's `:` prompt shares. */

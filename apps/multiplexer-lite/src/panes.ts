@@ -1,5 +1,6 @@
 import { accessSync, constants } from "node:fs";
 import { delimiter, isAbsolute, join } from "node:path";
+import { agentsOf, everyDeclaredVar } from "@venom/agents";
 import type { PaneNewParamsSchema } from "@venom/proto";
 import { type ApprovalGate, childMarkers, ErrorCode, MARKER_DEPTH, MARKER_PARENT, ProtocolError, ToolFailure } from "@venom/proto";
 import {
@@ -32,6 +33,7 @@ import {
   writeRecord,
 } from "@venom/runtime";
 import type { z } from "zod";
+import { type MuxConfig, muxSection } from "./config.js";
 import { Pane } from "./pane.js";
 
 export interface PaneTableHost {
@@ -50,20 +52,6 @@ export interface PaneTableHost {
 export const DEFAULT_AGENT = "pane";
 
 type NewParams = z.infer<typeof PaneNewParamsSchema>;
-
-/** Credential, endpoint and state variables no delegated pane inherits, beside every *_API_KEY (spec, "Tool rules"). */
-const DECLARED_VARS = [
-  "CLAUDE_CODE_OAUTH_TOKEN",
-  "CLAUDE_CONFIG_DIR",
-  "ANTHROPIC_BASE_URL",
-  "ANTHROPIC_AUTH_TOKEN",
-  "OPENAI_BASE_URL",
-  "OPENAI_ORG_ID",
-  "CODEX_HOME",
-  "GROK_*",
-  "DSH_*",
-  "PI_*",
-];
 
 /**
  * Variables that describe the daemon's own terminal or multiplexer, not a
@@ -119,6 +107,11 @@ export class PaneTable {
 
   get logger(): Logger {
     return this.host.logger;
+  }
+
+  /** `[mux]` of the daemon's configuration. */
+  get #mux(): MuxConfig {
+    return muxSection.read(this.host.config);
   }
 
   /** Is any pane's program still running? */
@@ -194,9 +187,9 @@ export class PaneTable {
 
   /** A new pane, as launchAs made it; `gate` is the creating session's, which its delegates' relayed approvals will ask. */
   create(params: NewParams, session: SessionState, gate: ApprovalGate): Pane {
-    const { config } = this.host;
-    if (this.#panes.size >= config.mux.max_panes) {
-      throw new ProtocolError(ErrorCode.Busy, `busy: at most ${config.mux.max_panes} panes (mux.max_panes)`);
+    const mux = this.#mux;
+    if (this.#panes.size >= mux.max_panes) {
+      throw new ProtocolError(ErrorCode.Busy, `busy: at most ${mux.max_panes} panes (mux.max_panes)`);
     }
     const { parentDepth, depth, maxDepth } = this.depthOf(params, session);
     this.#assertScreenBudget(params.cols, params.rows);
@@ -212,7 +205,7 @@ export class PaneTable {
     // The id is taken only once the pane starts: a refused `new` uses no id, as in tmux.
     const serial = this.#next;
     const id = `%${serial}`;
-    const index = this.#freeIndex(config.mux.base_index);
+    const index = this.#freeIndex(mux.base_index);
     const recordId = `mux-${this.host.instance.slice(0, 8)}-${serial}`;
     const parent = `${this.host.instance}/${recordId}`;
     const env = refusedAsProtocolError(() => this.#env(params, parent, parentDepth, maxDepth));
@@ -234,8 +227,8 @@ export class PaneTable {
         rows: params.rows,
         depth,
         envPolicy: params.envPolicy,
-        scrollback: config.mux.scrollback_lines,
-        allowClipboard: config.mux.allow_clipboard,
+        scrollback: mux.scrollback_lines,
+        allowClipboard: mux.allow_clipboard,
         mode: params.mode,
         ...confined,
       },
@@ -339,11 +332,8 @@ export class PaneTable {
   #env(params: NewParams, parent: string, parentDepth: number, maxDepth: number): Record<string, string> {
     if (params.envPolicy === "delegated") {
       const agent = params.agent ?? DEFAULT_AGENT;
-      const configured = Object.values(this.host.config.agents).flatMap((a) => [
-        ...a.credential_vars,
-        ...(a.state_var ? [a.state_var] : []),
-      ]);
-      const stateVar = params.stateVar ?? this.host.config.agents[agent]?.state_var;
+      const agents = agentsOf(this.host.config);
+      const stateVar = params.stateVar ?? agents[agent]?.state_var;
       // An allow-list: the base set from the daemon's environment plus the caller's env, from which
       // no key, credential, HOME or marker gets through.
       return {
@@ -353,7 +343,8 @@ export class PaneTable {
           home: this.host.home,
           agent,
           ...(stateVar ? { stateVar } : {}),
-          declaredVars: [...DECLARED_VARS, ...configured],
+          // Every agent's credential, endpoint and state variables (spec, "Tool rules"): venom-orch's adapters read the same list.
+          declaredVars: everyDeclaredVar(agents),
           parent,
           parentDepth,
           maxDepth,
@@ -440,12 +431,12 @@ export class PaneTable {
 
   /** Estimated bytes of a screen with its scrollback. */
   #screenBytes(cols: number, rows: number): number {
-    return (rows + this.host.config.mux.scrollback_lines) * (cols * BYTES_PER_CELL + BYTES_PER_LINE);
+    return (rows + this.#mux.scrollback_lines) * (cols * BYTES_PER_CELL + BYTES_PER_LINE);
   }
 
   /** Refuse a screen of cols x rows (new, or replacing `resized`'s) that would take every pane's screens over the budget. */
   #assertScreenBudget(cols: number, rows: number, resized?: Pane): void {
-    const budget = this.host.config.mux.max_screen_memory_mb * 1024 * 1024;
+    const budget = this.#mux.max_screen_memory_mb * 1024 * 1024;
     const others = this.list()
       .filter((pane) => pane !== resized)
       .reduce((sum, pane) => sum + this.#screenBytes(pane.info().cols, pane.info().rows), 0);
@@ -454,7 +445,7 @@ export class PaneTable {
       const mib = (bytes: number) => Math.ceil(bytes / (1024 * 1024));
       throw new ProtocolError(
         ErrorCode.Busy,
-        `busy: a ${cols}x${rows} screen with ${this.host.config.mux.scrollback_lines} lines of scrollback needs about ${mib(wanted)} MiB; panes already use about ${mib(others)} of ${this.host.config.mux.max_screen_memory_mb} MiB (mux.max_screen_memory_mb)`,
+        `busy: a ${cols}x${rows} screen with ${this.#mux.scrollback_lines} lines of scrollback needs about ${mib(wanted)} MiB; panes already use about ${mib(others)} of ${this.#mux.max_screen_memory_mb} MiB (mux.max_screen_memory_mb)`,
       );
     }
   }

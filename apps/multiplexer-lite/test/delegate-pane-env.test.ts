@@ -31,7 +31,9 @@ describe("a delegate's new pane is a delegated pane", () => {
     try {
       const out = join(mux.workspace, "seen");
       const argv = ["sh", "-c", `env > ${out}; echo "HOME=$HOME" >> ${out}`];
-      expect(await agentAsks(mux, owner, { name: "build", argv })).toMatch(/ANSWER "%\d+"/);
+      // Nor an agent vendor's variable it asks for by name, in any case (@venom/agents, AGENT_VAR_PREFIXES).
+      const env = { OPENAI_ORGANIZATION: CANARY, Xai_Endpoint: CANARY, deepseek_base_url: CANARY };
+      expect(await agentAsks(mux, owner, { name: "build", argv, env })).toMatch(/ANSWER "%\d+"/);
       await expect.poll(() => existsSync(out) && readFileSync(out, "utf8").includes("HOME="), { timeout: 30_000 }).toBe(true);
       const seen = readFileSync(out, "utf8");
       expect(seen).not.toContain(CANARY);

@@ -3,6 +3,7 @@ import { createRequire } from "node:module";
 import { homedir } from "node:os";
 import { delimiter, isAbsolute, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { AGENT_VARS, type AgentConfig, agentsOf } from "@venom/agents";
 import type { Config } from "@venom/runtime";
 
 // The agents venom-orch can launch (spec, "`agent` tool"): each adapter is an
@@ -27,8 +28,8 @@ export interface Adapter {
   promptArg: string;
   /** The agent's own state variable, pointed at $VENOM_HOME/agents/NAME/state. */
   stateVar?: string;
-  /** Variables that carry its credentials or endpoints: never passed, whoever asks. */
-  credentialVars: string[];
+  /** Variables that carry its credentials or endpoints: never passed, whoever asks (a built-in's: @venom/agents, AGENT_VARS). */
+  credentialVars: readonly string[];
   envPass: string[];
   permissions: "default" | "full";
   /** The agent's own full-autonomy switches, used only with permissions = "full". */
@@ -56,8 +57,7 @@ const BUILT_IN: readonly Adapter[] = [
     lookIn: LOCAL,
     args: [],
     promptArg: "-p",
-    stateVar: "CLAUDE_CONFIG_DIR",
-    credentialVars: ["ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL", "CLAUDE_CODE_OAUTH_TOKEN"],
+    ...AGENT_VARS.claude,
     envPass: [],
     permissions: "default",
     fullArgs: ["--permission-mode", "bypassPermissions"],
@@ -71,8 +71,7 @@ const BUILT_IN: readonly Adapter[] = [
     lookIn: LOCAL,
     args: ["exec"],
     promptArg: "",
-    stateVar: "CODEX_HOME",
-    credentialVars: ["OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_ORG_ID", "CODEX_API_KEY"],
+    ...AGENT_VARS.codex,
     envPass: [],
     permissions: "default",
     fullArgs: ["--dangerously-bypass-approvals-and-sandbox"],
@@ -86,8 +85,7 @@ const BUILT_IN: readonly Adapter[] = [
     lookIn: LOCAL,
     args: [],
     promptArg: "-p",
-    stateVar: "GEMINI_CLI_HOME",
-    credentialVars: ["GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_APPLICATION_CREDENTIALS", "GOOGLE_CLOUD_PROJECT"],
+    ...AGENT_VARS.gemini,
     envPass: [],
     permissions: "default",
     fullArgs: ["--approval-mode=yolo"],
@@ -101,8 +99,7 @@ const BUILT_IN: readonly Adapter[] = [
     lookIn: [".grok/bin", ...LOCAL],
     args: [],
     promptArg: "-p",
-    stateVar: "GROK_HOME",
-    credentialVars: ["GROK_*", "XAI_API_KEY"],
+    ...AGENT_VARS.grok,
     envPass: [],
     permissions: "default",
     fullArgs: ["--always-approve"],
@@ -116,8 +113,7 @@ const BUILT_IN: readonly Adapter[] = [
     lookIn: LOCAL,
     args: ["--no-session"],
     promptArg: "-p",
-    stateVar: "PI_CODING_AGENT_DIR",
-    credentialVars: ["PI_*"],
+    ...AGENT_VARS.pi,
     envPass: [],
     permissions: "default",
     fullArgs: [],
@@ -131,8 +127,7 @@ const BUILT_IN: readonly Adapter[] = [
     lookIn: LOCAL,
     args: [],
     promptArg: "-p",
-    stateVar: "DSH_HOME",
-    credentialVars: ["DSH_*", "DEEPSEEK_API_KEY"],
+    ...AGENT_VARS.dsh,
     envPass: [],
     permissions: "default",
     fullArgs: [],
@@ -159,10 +154,11 @@ const BUILT_IN: readonly Adapter[] = [
 
 /** Every adapter: the built-ins with the user's overrides, plus agents the user added. */
 export function adapters(config: Config): Adapter[] {
-  const names = new Set([...BUILT_IN.map((a) => a.name), ...Object.keys(config.agents)]);
+  const agents = agentsOf(config);
+  const names = new Set([...BUILT_IN.map((a) => a.name), ...Object.keys(agents)]);
   return [...names].sort().map((name) => {
     const base = BUILT_IN.find((a) => a.name === name);
-    const own = config.agents[name];
+    const own = agents[name];
     const adapter: Adapter = {
       name,
       executable: own?.executable ?? base?.executable ?? name,
@@ -183,15 +179,10 @@ export function adapters(config: Config): Adapter[] {
 }
 
 /** The user's own program, said to speak ACP (or a new agent's), is the ACP entry; else the built-in's. */
-function acpEntry(name: string, own: Config["agents"][string] | undefined, base: Adapter | undefined): AcpEntry | null {
+function acpEntry(name: string, own: AgentConfig | undefined, base: Adapter | undefined): AcpEntry | null {
   const saysAcp = own?.acp === true || own?.transport === "acp";
   if (!saysAcp || (base && !own?.executable)) return base?.acp ?? null;
   return { executable: own?.executable ?? name, args: own?.args ?? [], fullModes: base?.acp?.fullModes ?? [] };
-}
-
-/** Every variable any adapter declares as a credential, endpoint or state variable. */
-export function declaredVars(all: readonly Adapter[]): string[] {
-  return [...new Set(all.flatMap((a) => [...a.credentialVars, ...(a.stateVar ? [a.stateVar] : [])]))];
 }
 
 /** Where an adapter's program is and how venom-orch talks to it, or why it is not offered. */

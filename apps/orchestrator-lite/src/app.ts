@@ -1,5 +1,6 @@
 import { type AppDefinition, Daemon, type DaemonOptions, loadUserConfig } from "@venom/runtime";
 import type { DaemonModule } from "@venom/runtime/cli";
+import { orchSections } from "./config.js";
 import type { OrchContext } from "./context.js";
 import { Orchestrator } from "./orchestrator.js";
 import { agentTool } from "./tools/agent.js";
@@ -56,4 +57,4 @@ export function createOrchDaemon(options: DaemonOptions): Daemon<OrchContext> {
 }
 
 /** What `serve` loads (scripts/bundle.mjs makes this module the daemon's bundle). */
-export const daemonModule: DaemonModule = { createDaemon: createOrchDaemon, loadUserConfig };
+export const daemonModule: DaemonModule = { createDaemon: createOrchDaemon, loadUserConfig, configSections: orchSections };

@@ -8,7 +8,7 @@ import type { Adapter } from "./adapters.js";
  * environment its runs get, without delegation markers (the owner signs in,
  * nothing is delegated).
  */
-export function agentEnvironment(adapter: Adapter, declared: string[], home: VenomHome): NodeJS.ProcessEnv {
+export function agentEnvironment(adapter: Adapter, declared: readonly string[], home: VenomHome): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = delegatedEnv({
     base: process.env,
     pass: adapter.envPass,

@@ -12,6 +12,7 @@ const app: CliApp = {
   app: "orch",
   version: VERSION,
   loadDaemon: async () => (await import("./app.js")).daemonModule,
+  configSections: async () => (await import("./config.js")).orchSections,
 };
 
 /** venom-orch's command table. */

@@ -30,4 +30,4 @@ export function createEchoDaemon(options: DaemonOptions): Daemon<EchoContext> {
 }
 
 /** What `serve` loads (scripts/bundle.mjs makes this module the daemon's bundle). */
-export const daemonModule: DaemonModule = { createDaemon: createEchoDaemon, loadUserConfig };
+export const daemonModule: DaemonModule = { createDaemon: createEchoDaemon, loadUserConfig, configSections: [] };

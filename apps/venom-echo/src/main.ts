@@ -7,6 +7,8 @@ const app: CliApp = {
   app: "echo",
   version: VERSION,
   loadDaemon: async () => (await import("./app.js")).daemonModule,
+  // Only the runtime's own sections of config.toml.
+  configSections: async () => [],
 };
 
 /** venom-echo's command table. */

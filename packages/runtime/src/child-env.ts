@@ -7,8 +7,9 @@ import { privateDirBeneath } from "./private-dir-beneath.js";
 // an allow-list, not a deny-list. A documented base set, the names the launcher
 // passes on purpose, VENOM_HOME (so the child reaches this instance's daemons, as
 // a delegate), a private HOME, XDG directories and state directory inside
-// $VENOM_HOME/agents/<agent>, and the markers. A secret-shaped name never passes,
-// even when asked for, so no agent inherits the user's or another agent's credentials.
+// $VENOM_HOME/agents/<agent>, and the markers. A secret-shaped or declared name never
+// passes, even when asked for, so no agent inherits the user's or another agent's
+// credentials. Which names the agents declare is theirs to say (@venom/agents), not the runtime's.
 
 /** A delegation that would go deeper than agent.max_delegation_depth. */
 export class DelegationDepthError extends Error {
@@ -26,7 +27,7 @@ export interface DelegatedEnvOptions {
   agent: string;
   /** The agent's own state variable (e.g. CODEX_HOME), pointed inside its private home. */
   stateVar?: string;
-  /** Credential, endpoint and state variables adapters declare; a trailing `*` names a prefix (`GROK_*`). Never passed. */
+  /** Credential, endpoint and state variables the agents declare; a trailing `*` names a prefix (`GROK_*`). Never passed (isSecretShaped). */
   declaredVars: readonly string[];
   /** VENOM_PARENT for the child, e.g. "<instance>/<delegation id>". */
   parent: string;
@@ -43,23 +44,26 @@ const PARENT = /^[\x21-\x7e]{1,256}$/;
 export const BASE_ENV = ["PATH", "LANG", "LC_*", "TERM", "TZ", "USER", "LOGNAME", "SHELL"] as const;
 
 /**
- * Names that look like a credential, an endpoint or another agent's state: they
- * never reach a delegated child, whoever asks. Matched without regard to case.
+ * Names that look like a credential or Venom's own: they never reach a
+ * delegated child, whoever asks. Matched without regard to case. The cloud
+ * providers' prefixes are here; the agents' own names are declared by them.
  */
-const SECRET_SHAPED = [
-  /^VENOM_/,
-  /_API_KEY$/,
-  /TOKEN/,
-  /SECRET/,
-  /PASSWORD|PASSWD/,
-  /CREDENTIAL/,
-  /^(AWS|AZURE|ANTHROPIC|OPENAI|GOOGLE|GEMINI|XAI|DEEPSEEK|CLAUDE|CODEX|GROK|DSH|PI)_/,
-];
+const SECRET_SHAPED = [/^VENOM_/, /_API_KEY$/, /TOKEN/, /SECRET/, /PASSWORD|PASSWD/, /CREDENTIAL/, /^(AWS|AZURE|GOOGLE)_/];
 
-/** Whether `name` may never be passed to a delegated child. */
-export function isSecretShaped(name: string): boolean {
+/**
+ * Whether `name` may never be passed to a delegated child: it is secret-shaped,
+ * or one of `declared` (names, or prefixes with a trailing `*`), both without
+ * regard to case.
+ */
+export function isSecretShaped(name: string, declared: readonly string[] = []): boolean {
   const upper = name.toUpperCase();
-  return SECRET_SHAPED.some((pattern) => pattern.test(upper));
+  return (
+    SECRET_SHAPED.some((pattern) => pattern.test(upper)) ||
+    matchesAny(
+      upper,
+      declared.map((entry) => entry.toUpperCase()),
+    )
+  );
 }
 
 const XDG_DIRS = {
@@ -90,7 +94,7 @@ export function delegatedEnv(options: DelegatedEnvOptions): Record<string, strin
   for (const name of refused) {
     if (!VAR_PATTERN.test(name)) throw new TypeError(`not an environment variable name or prefix: ${name.slice(0, 64)}`);
   }
-  const allowed = (name: string) => !isSecretShaped(name) && !matchesAny(name, refused);
+  const allowed = (name: string) => !isSecretShaped(name, refused);
   const wanted = [...BASE_ENV, ...(options.pass ?? [])];
 
   const env: Record<string, string> = {};

@@ -1,8 +1,8 @@
 import { closeSync, fstatSync, lstatSync, openSync } from "node:fs";
-import { join } from "node:path";
+import type { CliApp } from "./cli/app.js";
 import type { Config } from "./config.js";
 import { MAX_CONFIG_BYTES, readConfigText } from "./config-text.js";
-import { type AppName, assertPrivate, type VenomHome, writeFileAtomic } from "./home.js";
+import { assertPrivate, type VenomHome, writeFileAtomic } from "./home.js";
 import { readRegularFile } from "./private-files.js";
 
 declare const __VENOM_BUILD__: string | undefined;
@@ -23,20 +23,20 @@ type Memo = { build: string; source: string | null; config: Config };
  * validated configuration; it is written (0600, whole or not at all) only
  * after the text passed every check loadUserConfig makes, and used only while
  * the build and the whole text are the same, so the command sees what
- * loadUserConfig would return, and an invalid file fails the same way every
+ * loadUserConfig would return with the app's sections (CliApp.configSections), and an invalid file fails the same way every
  * time. A memo that is not a regular file private to this user is ignored,
  * like a missing one. The daemons never use it: they validate the file.
  */
-export async function loadUserConfigMemo(home: VenomHome, app: AppName, build = BUILD): Promise<Config> {
+export async function loadUserConfigMemo(home: VenomHome, app: Pick<CliApp, "app" | "configSections">, build = BUILD): Promise<Config> {
   const text = readConfigText(home.configFile);
   const source = text ?? null;
-  const memoFile = join(home.state, `config-memo.${app}.json`);
+  const memoFile = home.configMemo(app.app);
   if (build !== undefined) {
     const memo = readMemo(memoFile);
     if (memo?.build === build && memo.source === source && typeof memo.config === "object" && memo.config !== null) return memo.config;
   }
   const { userConfigFromText } = await import("./config.js");
-  const config = userConfigFromText(home.configFile, text);
+  const config = userConfigFromText(home.configFile, text, await app.configSections());
   if (build !== undefined) writeMemo(home, memoFile, { build, source, config });
   return config;
 }

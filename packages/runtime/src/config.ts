@@ -1,80 +1,52 @@
 import { isAbsolute, join } from "node:path";
 import { openBeneath } from "@venom/native";
-import { ApprovalPolicySchema, isStartUpVar, stricterPolicy } from "@venom/proto";
+import { ApprovalPolicySchema, stricterPolicy } from "@venom/proto";
 import { parse as parseToml } from "smol-toml";
 import * as z from "zod";
+import { sectionOf } from "./config-sections.js";
 import { ConfigError, readConfigText } from "./config-text.js";
 import { DEFAULT_FRAME_LIMIT } from "./framing.js";
+import { appName } from "./home.js";
 import type { WorkspaceFs } from "./workspace-fs.js";
 
 export { ConfigError } from "./config-text.js";
 
 const positiveInt = z.number().int().positive();
 
-const EnvName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "an environment variable name");
+/** An environment variable's name. */
+export const EnvNameSchema = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "an environment variable name");
 
-const SandboxMode = z.enum(["off", "landlock"]);
+export const SandboxModeSchema = z.enum(["off", "landlock"]);
 const SandboxNetwork = z.enum(["any", "none"]);
 const WritablePaths = z.array(z.string().min(1).max(4096).refine(isAbsolute, "must be an absolute path")).max(64);
 
 /**
- * What may narrow `[sandbox]`: a project's `[sandbox]`, or an agent's own
- * `[agents.NAME] sandbox` (a table of these keys, or just a mode). It may turn
- * confinement on or narrow it, never turn it off or widen it.
+ * What may narrow `[sandbox]`: a project's `[sandbox]`, or one agent's own
+ * (an app section's, e.g. `[agents.NAME] sandbox`: ConfigSection.sandboxes).
+ * It may turn confinement on or narrow it, never turn it off or widen it.
  */
-const SandboxNarrowing = z.strictObject({
-  mode: SandboxMode.optional(),
+export const SandboxNarrowingSchema = z.strictObject({
+  mode: SandboxModeSchema.optional(),
   writable: WritablePaths.optional(),
   network: SandboxNetwork.optional(),
 });
-type SandboxNarrowing = z.infer<typeof SandboxNarrowing>;
-
-/**
- * `[agents.NAME]`: adds an agent or overrides a built-in adapter's fields
- * (docs/venom-orch.md, "Adapters"). User configuration only: a project config
- * that names any of these is an error.
- */
-const AgentSchema = z.strictObject({
-  executable: z.string().min(1).optional(),
-  /** Arguments before the prompt. */
-  args: z.array(z.string()).optional(),
-  /** A flag put right before the prompt (e.g. "-p"); "" appends the prompt alone. */
-  prompt_arg: z.string().optional(),
-  state_var: EnvName.optional(),
-  credential_vars: z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*\*?$/, "a variable name or PREFIX*")).default([]),
-  /** Variables of the daemon's environment the agent may see besides the base set; secret-shaped names never pass. */
-  // venom-mux refuses these in any pane's env (docs/security-model.md, "Start-up variables"): said here, when the config loads.
-  env_pass: z
-    .array(
-      EnvName.refine((name) => !isStartUpVar(name), {
-        error: (issue) => `${issue.input} is a loader or start-up variable, which no agent may be passed`,
-      }),
-    )
-    .default([]),
-  permissions: z.enum(["default", "full"]).default("default"),
-  /** Shorthand for transport = "acp": this agent's executable and args speak the Agent Client Protocol on stdio. */
-  acp: z.boolean().default(false),
-  /** "cli": prompt as an argument in a terminal pane; "acp": the Agent Client Protocol in a pipe pane; "auto": ACP when the adapter's ACP entry point resolves. */
-  transport: z.enum(["cli", "acp", "auto"]).optional(),
-  /** This agent's panes confined more narrowly than `[sandbox]`: `sandbox = "landlock"` or `sandbox = { network = "none" }`. */
-  sandbox: z.union([SandboxMode.transform((mode) => ({ mode })), SandboxNarrowing]).optional(),
-});
+export type SandboxNarrowing = z.infer<typeof SandboxNarrowingSchema>;
 
 /**
  * `[sandbox]`: opt-in Landlock confinement of every process Venom starts
  * (docs/security-model.md, "Confinement (opt-in)"). A project and a per-agent
- * override (`[agents.NAME] sandbox`) may narrow it (SandboxNarrowing).
+ * override may narrow it (SandboxNarrowing).
  */
 const SandboxSchema = z.strictObject({
-  mode: SandboxMode.default("off"),
+  mode: SandboxModeSchema.default("off"),
   /** Extra paths a confined process may write (and read), beside its workspace and private home. */
   writable: WritablePaths.default([]),
   /** "none": TCP bind and connect are refused (Landlock ABI 4+). */
   network: SandboxNetwork.default("any"),
 });
 
-/** The whole configuration file, user layer (conformance/spec/design.md, "Configuration"). */
-export const ConfigSchema = z.strictObject({
+/** The runtime's own sections of the configuration file, user layer (conformance/spec/design.md, "Configuration"). */
+const CoreConfigSchema = z.strictObject({
   approval: z.strictObject({ policy: ApprovalPolicySchema.default("on-risk") }).prefault({}),
   tools: z
     .strictObject({
@@ -87,25 +59,60 @@ export const ConfigSchema = z.strictObject({
     .prefault({}),
   agent: z.strictObject({ max_delegation_depth: z.number().int().min(0).max(16).default(2) }).prefault({}),
   protocol: z.strictObject({ max_frame_bytes: positiveInt.max(DEFAULT_FRAME_LIMIT).default(DEFAULT_FRAME_LIMIT) }).prefault({}),
-  agents: z.record(z.string().regex(/^[a-z][a-z0-9-]{0,31}$/), AgentSchema).default({}),
-  mux: z
-    .strictObject({
-      prefix: z.string().default("C-b"),
-      scrollback_lines: positiveInt.max(1_000_000).default(10_000),
-      max_panes: positiveInt.max(4096).default(256),
-      /** Let a pane's OSC 52 clipboard writes through to an attached terminal (tmux's set-clipboard); off: dropped. */
-      allow_clipboard: z.boolean().default(false),
-      /** Budget for every pane's screen and scrollback together, estimated at 12 bytes a cell plus 600 a line (what an xterm model measures). */
-      max_screen_memory_mb: positiveInt.max(1024 * 1024).default(3072),
-      /** The first pane index (tmux's base-index): a new pane takes the lowest free index from here. */
-      base_index: z.number().int().min(0).max(1_000_000).default(0),
-      /** The status line at the bottom of an attached client (tmux's status option). */
-      status: z.boolean().default(true),
-    })
-    .prefault({}),
   sandbox: SandboxSchema.prefault({}),
 });
-export type Config = z.infer<typeof ConfigSchema>;
+
+/** One agent confined more narrowly than `[sandbox]`, and the table of config.toml that says so (`agents.NAME`). */
+export interface AgentSandbox {
+  table: string;
+  sandbox: SandboxNarrowing;
+}
+
+/** The validated configuration: the runtime's sections, then what the app's registered sections hold. */
+export type Config = z.infer<typeof CoreConfigSchema> & {
+  /** Agents whose processes are confined more narrowly than `[sandbox]`, by name (ConfigSection.sandboxes). */
+  agentSandboxes: Record<string, AgentSandbox>;
+  /** The registered app sections' values, by key: read each through its ConfigSection. */
+  sections: Record<string, unknown>;
+};
+
+/**
+ * A section of config.toml that an app owns (venom-mux's `[mux]`, the
+ * `[agents]` of venom-mux and venom-orch): a zod schema with its defaults,
+ * validated under its key by each daemon and CLI that registers it, whose
+ * errors name the file and key as the runtime's own sections' do. The file is
+ * shared by every app of the instance, so a program leaves a table it has
+ * not registered to the app that owns it. `sandboxes`, for a section that
+ * confines agents more narrowly than `[sandbox]` (its `[KEY.NAME] sandbox`):
+ * each is checked to only narrow it, and sandboxFor applies it.
+ */
+export interface ConfigSection<T = unknown> {
+  readonly key: string;
+  readonly schema: z.ZodType<T>;
+  sandboxes?(value: T): Record<string, SandboxNarrowing>;
+  /** This section's value in `config`, which a program that registered it loaded. */
+  read(config: Config): T;
+}
+
+/**
+ * A section under `[key]`: an app's own section is under the app's name
+ * (`[mux]`); a section apps share has a name of its own (`[agents]`). Never
+ * one of the runtime's own.
+ */
+export function configSection<T>(
+  key: string,
+  schema: z.ZodType<T>,
+  options: { sandboxes?: (value: T) => Record<string, SandboxNarrowing> } = {},
+): ConfigSection<T> {
+  appName(key);
+  if (key in CoreConfigSchema.shape) throw new TypeError(`config section [${key}] is one of the runtime's own`);
+  return {
+    key,
+    schema,
+    ...options,
+    read: (config) => sectionOf<T>(config, key),
+  };
+}
 
 /**
  * What a project's `.venom/config.toml` may say: it is untrusted, so it can only
@@ -126,7 +133,7 @@ const ProjectConfigSchema = z.strictObject({
     .optional(),
   agent: z.strictObject({ max_delegation_depth: z.number().int().min(0).optional() }).optional(),
   protocol: z.strictObject({ max_frame_bytes: positiveInt.optional() }).optional(),
-  sandbox: SandboxNarrowing.optional(),
+  sandbox: SandboxNarrowingSchema.optional(),
 });
 type ProjectConfig = z.infer<typeof ProjectConfigSchema>;
 
@@ -156,21 +163,44 @@ function parseWith<T>(schema: z.ZodType<T>, file: string, raw: unknown, suffix =
   return parsed.data;
 }
 
+/** What loadUserConfig takes besides the file: the program's sections, and overrides from flags. */
+export interface LoadOptions {
+  sections?: readonly ConfigSection[];
+  policy?: z.infer<typeof ApprovalPolicySchema>;
+}
+
 /** Trusted layers: defaults, then the user's $VENOM_HOME/config.toml, then overrides from flags. */
-export function loadUserConfig(configFile: string, overrides: { policy?: z.infer<typeof ApprovalPolicySchema> } = {}): Config {
-  const config = userConfigFromText(configFile, readConfigText(configFile));
-  if (overrides.policy) config.approval.policy = overrides.policy;
+export function loadUserConfig(configFile: string, options: LoadOptions = {}): Config {
+  const config = userConfigFromText(configFile, readConfigText(configFile), options.sections);
+  if (options.policy) config.approval.policy = options.policy;
   return config;
 }
 
 /** The user's configuration from `text`, the contents of `configFile` (undefined: there is none), with every check loadUserConfig makes. */
-export function userConfigFromText(configFile: string, text: string | undefined): Config {
-  const config = parseWith(ConfigSchema, configFile, parseTomlText(configFile, text));
-  for (const [name, agent] of Object.entries(config.agents)) {
-    if (agent.sandbox)
-      restrictSandbox(config.sandbox, agent.sandbox, { file: configFile, key: `agents.${name}.sandbox`, who: "an agent's override" });
+export function userConfigFromText(configFile: string, text: string | undefined, sections: readonly ConfigSection[] = []): Config {
+  const own = z.strictObject({ ...CoreConfigSchema.shape, ...Object.fromEntries(sections.map((s) => [s.key, s.schema])) });
+  const parsed = parseWith(own, configFile, withoutOthersSections(parseTomlText(configFile, text), own.shape)) as Record<string, unknown>;
+  const core = Object.fromEntries(Object.keys(CoreConfigSchema.shape).map((key) => [key, parsed[key]])) as z.infer<typeof CoreConfigSchema>;
+  const config: Config = { ...core, agentSandboxes: {}, sections: Object.fromEntries(sections.map((s) => [s.key, parsed[s.key]])) };
+  for (const section of sections) {
+    for (const [name, sandbox] of Object.entries(section.sandboxes?.(parsed[section.key]) ?? {})) {
+      const table = `${section.key}.${name}`;
+      restrictSandbox(config.sandbox, sandbox, { file: configFile, key: `${table}.sandbox`, who: "an agent's override" });
+      config.agentSandboxes[name] = { table, sandbox };
+    }
   }
   return config;
+}
+
+/**
+ * The file's tables without those of other apps (a table this program knows
+ * no key of): their owners validate them. Any other unknown key stays, for
+ * the schema to refuse by name.
+ */
+function withoutOthersSections(raw: unknown, known: object): unknown {
+  if (typeof raw !== "object" || raw === null) return raw;
+  const isTable = (value: unknown) => typeof value === "object" && value !== null && !Array.isArray(value);
+  return Object.fromEntries(Object.entries(raw).filter(([key, value]) => key in known || !isTable(value)));
 }
 
 /** The workspace's project config applied last, as a restriction only: read beneath the session's opened workspace. */
@@ -224,9 +254,9 @@ export function narrowSandbox(base: Config["sandbox"], narrowing: SandboxNarrowi
   };
 }
 
-/** The sandbox an agent's processes get: the session's, narrowed by the agent's own `[agents.NAME] sandbox`. */
+/** The sandbox an agent's processes get: the session's, narrowed by the agent's own (Config.agentSandboxes). */
 export function agentSandbox(config: Config, agent: string | undefined): Config["sandbox"] {
-  const own = agent === undefined ? undefined : config.agents[agent]?.sandbox;
+  const own = agent === undefined ? undefined : config.agentSandboxes[agent]?.sandbox;
   return own ? narrowSandbox(config.sandbox, own) : config.sandbox;
 }
 

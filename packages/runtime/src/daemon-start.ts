@@ -1,7 +1,6 @@
 import type { ChildProcess } from "node:child_process";
 import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
-import { join } from "node:path";
-import type { AppName, VenomHome } from "./home.js";
+import type { VenomHome } from "./home.js";
 import { openPrivateAppend } from "./private-files.js";
 import { servingPid } from "./socket-probe.js";
 
@@ -25,14 +24,14 @@ const SAID_LINES = 3;
  */
 export async function startDaemon(options: {
   main: string;
-  app: AppName;
+  app: string;
   home: VenomHome;
   workspace: string;
   policy?: string;
 }): Promise<{ pid: number; started: boolean }> {
   const { main, app, home, workspace, policy } = options;
   const args = [main, "serve", "--workspace", workspace, ...(policy ? ["--policy", policy] : [])];
-  const log = join(home.logs, `${app}.stderr`);
+  const log = home.stderrLog(app);
   // Loaded here: child_process is not worth the start time of every CLI command.
   const { spawn } = await import("node:child_process");
   const stderr = openPrivateAppend(log);

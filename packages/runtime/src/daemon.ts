@@ -10,7 +10,7 @@ import { reapStraysOnSigchld, spawnedChild } from "./adopted.js";
 import type { Config } from "./config.js";
 import { type AppMethod, Connection, type ConnectionHost } from "./connection.js";
 import { type DelegationOwner, findAncestorRecord, listRecords, reapOrphans } from "./delegations.js";
-import { type AppName, UnsafeHomeError, type VenomHome } from "./home.js";
+import { UnsafeHomeError, type VenomHome } from "./home.js";
 import { type CallLog, callLog, createLogger, type Logger } from "./log.js";
 import { checkPeer, type PeerFacts } from "./peer.js";
 import { openPrivateAppend } from "./private-files.js";
@@ -32,7 +32,8 @@ function guardProcess(): void {
 
 /** What an app brings to the runtime: its tools, its containment, its own methods. */
 export interface AppDefinition<Context> {
-  app: AppName;
+  /** The app's name (APP_NAME): its socket is $VENOM_HOME/state/NAME.sock, its log logs/NAME.log. */
+  app: string;
   server: { name: string; version: string };
   /** Where owner-only methods must be run from, said when a delegate is refused (default: outside the server's delegated processes). */
   outside?: string;

@@ -2,7 +2,7 @@ import { lstatSync, readdirSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
 import { AgentNameSchema, DelegationIdSchema, deepFreeze, GrantSchema } from "@venom/proto";
 import * as z from "zod";
-import { privateDir, type VenomHome, writeFileAtomic } from "./home.js";
+import { APP_NAME, privateDir, type VenomHome, writeFileAtomic } from "./home.js";
 import {
   ancestors,
   isRunning,
@@ -31,7 +31,7 @@ export const DelegationRecordSchema = z.strictObject({
   owner: z.strictObject({
     instance: z.string().min(1).max(256),
     /** Which app's daemon it is: a delegate's approvals are relayed to $VENOM_HOME/state/<app>.sock. */
-    app: z.enum(["echo", "mux", "orch"]),
+    app: z.string().regex(APP_NAME),
     pid,
     startTime,
   }),

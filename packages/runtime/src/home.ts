@@ -15,7 +15,20 @@ import {
 import { homedir } from "node:os";
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 
-export type AppName = "echo" | "mux" | "orch";
+/**
+ * What an app's name must be: it names the app's files in the instance
+ * (`state/NAME.sock`, `logs/NAME.log`), so it is one safe file-name component,
+ * whatever app registers it.
+ */
+export const APP_NAME = /^[a-z][a-z0-9-]{0,31}$/;
+
+/** `name`, checked to be an app name (APP_NAME); a TypeError names what is wrong otherwise. */
+export function appName(name: string): string {
+  if (!APP_NAME.test(name)) {
+    throw new TypeError(`app name ${JSON.stringify(name.slice(0, 64))}: 1-32 lowercase letters, digits and -, starting with a letter`);
+  }
+  return name;
+}
 
 /**
  * One isolated Venom instance (conformance/spec/design.md, "Instances"). A custom VENOM_HOME never
@@ -55,8 +68,8 @@ export class VenomHome {
    * with the NUL) and Node silently binds a truncated name, which `stop` could
    * then never find; so a longer path is an error here, for daemon and client alike.
    */
-  socket(app: AppName): string {
-    const path = join(this.state, `${app}.sock`);
+  socket(app: string): string {
+    const path = join(this.state, `${appName(app)}.sock`);
     const bytes = Buffer.byteLength(path);
     if (bytes > MAX_SOCKET_PATH_BYTES) {
       throw new Error(
@@ -64,6 +77,19 @@ export class VenomHome {
       );
     }
     return path;
+  }
+
+  /** The app's log (pino JSON). */
+  log(app: string): string {
+    return join(this.logs, `${appName(app)}.log`);
+  }
+  /** Where a daemon `start` detached writes its stderr. */
+  stderrLog(app: string): string {
+    return join(this.logs, `${appName(app)}.stderr`);
+  }
+  /** The app's CLI memo of the validated config.toml (config-memo.ts). */
+  configMemo(app: string): string {
+    return join(this.state, `config-memo.${appName(app)}.json`);
   }
 
   /** Create the instance's directories 0700; refuse any that another uid could have planted files in. */

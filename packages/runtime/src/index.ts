@@ -3,6 +3,7 @@ export * from "./child-env.js";
 export * from "./cli/index.js";
 export * from "./client.js";
 export * from "./config.js";
+export * from "./config-sections.js";
 export * from "./connection.js";
 export * from "./daemon.js";
 export * from "./daemon-start.js";

@@ -1,8 +1,7 @@
 import { writeSync } from "node:fs";
-import { join } from "node:path";
 import type { ToolStatus } from "@venom/proto";
 import pino, { type Logger } from "pino";
-import type { AppName, VenomHome } from "./home.js";
+import type { VenomHome } from "./home.js";
 import { openPrivateAppend } from "./private-files.js";
 
 export type { Logger };
@@ -13,9 +12,9 @@ export type { Logger };
  * statuses and sizes; never params, tool output, prompts or environment values.
  * The redact list below is the second line of defence, not the first.
  */
-export function createLogger(home: VenomHome, app: AppName): Logger {
+export function createLogger(home: VenomHome, app: string): Logger {
   // Opened by Venom, not by pino: a log planted as a symlink is refused, never followed.
-  const destination = new TurnBatchedFile(openPrivateAppend(join(home.logs, `${app}.log`)));
+  const destination = new TurnBatchedFile(openPrivateAppend(home.log(app)));
   return pino(
     {
       base: { app, pid: process.pid },

@@ -99,6 +99,23 @@ describe("delegatedEnv", () => {
     expect(base).toEqual(USER_ENV);
   });
 
+  it("refuses a declared name or prefix whatever its case, as it refuses a secret-shaped one", () => {
+    const env = delegatedEnv({
+      base: { ...USER_ENV, MYAGENT_ENDPOINT: "canary-endpoint", Myagent_Endpoint: "canary-mixed" },
+      pass: ["MYAGENT_ENDPOINT", "Myagent_Endpoint"],
+      extra: { myagent_endpoint: "canary-lower", Myagent_Region: "canary-prefix", MYAGENTISH: "kept" },
+      home,
+      agent: "myagent",
+      declaredVars: ["MYAGENT_ENDPOINT", "MYAGENT_*"],
+      parent: "orch-1/d43",
+      parentDepth: 0,
+      maxDepth: 2,
+    });
+    const seen = childEnv(env);
+    expect([...seen.values()].filter((value) => value.startsWith("canary-"))).toEqual([]);
+    expect(seen.get("MYAGENTISH")).toBe("kept");
+  });
+
   it("gives the agent a private HOME, XDG directories and state directory under agents/<name>", () => {
     const env = delegatedEnv({
       base: USER_ENV,

@@ -15,7 +15,8 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { ConfigError, loadUserConfig } from "../src/config.js";
+import * as z from "zod";
+import { type Config, ConfigError, configSection, loadUserConfig } from "../src/config.js";
 import { loadUserConfigMemo } from "../src/config-memo.js";
 import { VenomHome } from "../src/home.js";
 
@@ -32,55 +33,59 @@ function home(text: string | undefined, { state = true } = {}) {
   mkdirSync(venom.root, { mode: 0o700 });
   if (state) venom.ensure();
   if (text !== undefined) writeFileSync(venom.configFile, text, { mode: 0o600 });
-  return { venom, memo: join(venom.state, "config-memo.orch.json") };
+  return { venom, memo: join(venom.state, "config-memo.demo.json") };
 }
+
+/** An app's section: a table of places, each with a path. */
+const PLACES = configSection("places", z.record(z.string(), z.strictObject({ path: z.string() })).default({}));
+/** The app whose CLI reads config.toml through the memo. */
+const APP = { app: "demo", configSections: async () => [PLACES] };
+const load = (file: string) => loadUserConfig(file, { sections: [PLACES] });
+const places = (config: Config) => Object.keys(PLACES.read(config));
 
 const RICH = `
 [approval]
 policy = "always"
 [tools]
 disabled = ["fs_write"]
-[agents.demo]
-executable = "/bin/true"
-args = ["--x"]
-sandbox = "landlock"
-[agents.other]
-executable = "/bin/false"
-sandbox = { network = "none" }
+[places.demo]
+path = "/bin/true"
+[places.other]
+path = "/bin/false"
 [sandbox]
 writable = ["/tmp"]
 `;
 
-/** What a memo made by `build` for `text` holds, with the agents replaced by one named "planted": a memo used shows it. */
+/** What a memo made by `build` for `text` holds, with the places replaced by one named "planted": a memo used shows it. */
 function planted(build: string, text: string | null) {
-  const config = loadUserConfig(join(tmpdir(), "no-such-venom-config.toml"));
-  return JSON.stringify({ build, source: text, config: { ...config, agents: { planted: { executable: "/bin/planted" } } } });
+  const config = load(join(tmpdir(), "no-such-venom-config.toml"));
+  return JSON.stringify({ build, source: text, config: { ...config, sections: { places: { planted: { path: "/bin/planted" } } } } });
 }
 
 describe("the CLI's memo of the validated configuration", () => {
   it("returns exactly what loadUserConfig returns, and keeps it, 0600, for the same build and text", async () => {
     const { venom, memo } = home(RICH);
-    const fresh = loadUserConfig(venom.configFile);
-    expect(await loadUserConfigMemo(venom, "orch", "build-1")).toStrictEqual(fresh);
+    const fresh = load(venom.configFile);
+    expect(await loadUserConfigMemo(venom, APP, "build-1")).toStrictEqual(fresh);
     expect(statSync(memo).mode & 0o777).toBe(0o600);
     // Read back from the memo, not validated again: the same configuration, through JSON.
-    expect(await loadUserConfigMemo(venom, "orch", "build-1")).toStrictEqual(fresh);
+    expect(await loadUserConfigMemo(venom, APP, "build-1")).toStrictEqual(fresh);
     // What the memo holds is what is returned while the build and the text are the same.
     writeFileSync(memo, planted("build-1", RICH));
-    expect(Object.keys((await loadUserConfigMemo(venom, "orch", "build-1")).agents)).toEqual(["planted"]);
+    expect(places(await loadUserConfigMemo(venom, APP, "build-1"))).toEqual(["planted"]);
   });
 
   it("a changed config.toml, or another build, is validated again and the memo made anew", async () => {
     const { venom, memo } = home(RICH);
     writeFileSync(memo, planted("build-1", RICH), { mode: 0o600 });
-    expect(Object.keys((await loadUserConfigMemo(venom, "orch", "build-2")).agents)).toEqual(["demo", "other"]);
+    expect(places(await loadUserConfigMemo(venom, APP, "build-2"))).toEqual(["demo", "other"]);
     expect(JSON.parse(readFileSync(memo, "utf8")).build).toBe("build-2");
     writeFileSync(memo, planted("build-2", RICH));
-    writeFileSync(venom.configFile, `${RICH}\n[agents.third]\nexecutable = "/bin/true"\n`);
-    expect(Object.keys((await loadUserConfigMemo(venom, "orch", "build-2")).agents)).toEqual(["demo", "other", "third"]);
+    writeFileSync(venom.configFile, `${RICH}\n[places.third]\npath = "/bin/true"\n`);
+    expect(places(await loadUserConfigMemo(venom, APP, "build-2"))).toEqual(["demo", "other", "third"]);
     // No file at all is a text of its own: the defaults.
     rmSync(venom.configFile);
-    expect(await loadUserConfigMemo(venom, "orch", "build-2")).toStrictEqual(loadUserConfig(venom.configFile));
+    expect(await loadUserConfigMemo(venom, APP, "build-2")).toStrictEqual(load(venom.configFile));
     expect(JSON.parse(readFileSync(memo, "utf8")).source).toBeNull();
   });
 
@@ -89,19 +94,19 @@ describe("the CLI's memo of the validated configuration", () => {
     const { venom, memo } = home(bad);
     const expected = (() => {
       try {
-        loadUserConfig(venom.configFile);
+        load(venom.configFile);
       } catch (error) {
         return error as Error;
       }
     })();
     expect(expected).toBeInstanceOf(ConfigError);
-    for (let i = 0; i < 2; i++) await expect(loadUserConfigMemo(venom, "orch", "build-1")).rejects.toThrow(expected?.message as string);
+    for (let i = 0; i < 2; i++) await expect(loadUserConfigMemo(venom, APP, "build-1")).rejects.toThrow(expected?.message as string);
     expect(existsSync(memo)).toBe(false);
     // A config.toml that is a symlink is refused as loadUserConfig refuses it, memo or not.
     const linked = home(undefined);
     writeFileSync(join(linked.venom.root, "elsewhere.toml"), RICH);
     symlinkSync(join(linked.venom.root, "elsewhere.toml"), linked.venom.configFile);
-    await expect(loadUserConfigMemo(linked.venom, "orch", "build-1")).rejects.toThrow(/not a regular file \(a symlink is not followed\)/);
+    await expect(loadUserConfigMemo(linked.venom, APP, "build-1")).rejects.toThrow(/not a regular file \(a symlink is not followed\)/);
   });
 
   // The attack: a memo planted where the user's CLI reads it, to make it list (or sign in) an agent the user never configured.
@@ -110,18 +115,18 @@ describe("the CLI's memo of the validated configuration", () => {
     writeFileSync(owned.memo, planted("build-1", RICH), { mode: 0o600 });
     const nobody = Number(spawnSync("id", ["-u", "nobody"], { encoding: "utf8" }).stdout.trim());
     chownSync(owned.memo, nobody, nobody);
-    expect(Object.keys((await loadUserConfigMemo(owned.venom, "orch", "build-1")).agents)).toEqual(["demo", "other"]);
+    expect(places(await loadUserConfigMemo(owned.venom, APP, "build-1"))).toEqual(["demo", "other"]);
 
     const writable = home(RICH);
     writeFileSync(writable.memo, planted("build-1", RICH));
     chmodSync(writable.memo, 0o666);
-    expect(Object.keys((await loadUserConfigMemo(writable.venom, "orch", "build-1")).agents)).toEqual(["demo", "other"]);
+    expect(places(await loadUserConfigMemo(writable.venom, APP, "build-1"))).toEqual(["demo", "other"]);
 
     const linked = home(RICH);
     const target = join(linked.venom.root, "planted.json");
     writeFileSync(target, planted("build-1", RICH), { mode: 0o600 });
     symlinkSync(target, linked.memo);
-    expect(Object.keys((await loadUserConfigMemo(linked.venom, "orch", "build-1")).agents)).toEqual(["demo", "other"]);
+    expect(places(await loadUserConfigMemo(linked.venom, APP, "build-1"))).toEqual(["demo", "other"]);
     // The new memo replaced the link; what it pointed at was not written through it.
     expect(lstatSync(linked.memo).isFile()).toBe(true);
     expect(readFileSync(target, "utf8")).toBe(planted("build-1", RICH));
@@ -129,10 +134,10 @@ describe("the CLI's memo of the validated configuration", () => {
 
   it("creates nothing in a home without a state directory, and keeps no memo when it runs unbundled", async () => {
     const bare = home(RICH, { state: false });
-    expect(Object.keys((await loadUserConfigMemo(bare.venom, "orch", "build-1")).agents)).toEqual(["demo", "other"]);
+    expect(places(await loadUserConfigMemo(bare.venom, APP, "build-1"))).toEqual(["demo", "other"]);
     expect(existsSync(bare.venom.state)).toBe(false);
     const unbundled = home(RICH);
-    expect(Object.keys((await loadUserConfigMemo(unbundled.venom, "orch")).agents)).toEqual(["demo", "other"]);
+    expect(places(await loadUserConfigMemo(unbundled.venom, APP))).toEqual(["demo", "other"]);
     expect(existsSync(unbundled.memo)).toBe(false);
   });
 });

@@ -2,7 +2,16 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { agentSandbox, applyProjectConfig, type Config, ConfigError, loadUserConfig } from "../src/config.js";
+import * as z from "zod";
+import {
+  agentSandbox,
+  applyProjectConfig,
+  type Config,
+  ConfigError,
+  configSection,
+  loadUserConfig,
+  SandboxNarrowingSchema,
+} from "../src/config.js";
 import { WorkspaceFs } from "../src/workspace-fs.js";
 
 const dirs: string[] = [];
@@ -18,6 +27,9 @@ function setup(user: string, project?: string) {
   if (project !== undefined) writeFileSync(join(workspace, ".venom", "config.toml"), project);
   return { file: join(dir, "config.toml"), workspace };
 }
+
+/** An app's section of its own, as an app registers one. */
+const LIMITS = configSection("limits", z.strictObject({ max_things: z.number().int().positive().default(10) }).prefault({}));
 
 /** The project config of `workspace` applied as a session applies it: read beneath the directory opened once. */
 function applyIn(config: Config, workspace: string): Config {
@@ -47,11 +59,6 @@ describe("configuration layers (conformance/spec/design.md, Configuration)", () 
     expect(() => loadUserConfig(broken.file)).toThrow(/not valid TOML/);
   });
 
-  it("an agent's env_pass cannot pass a loader or start-up variable: the key and the name are said", () => {
-    const { file } = setup('[agents.helper]\nexecutable = "/bin/true"\nenv_pass = ["HTTPS_PROXY", "NODE_OPTIONS"]\n');
-    expect(() => loadUserConfig(file)).toThrow(/key agents\.helper\.env_pass\.1: NODE_OPTIONS is a loader or start-up variable/);
-  });
-
   it("project config can lower a ceiling but never raise it", () => {
     const { file, workspace } = setup(
       "[tools]\nmax_timeout_seconds = 60\n",
@@ -76,6 +83,47 @@ describe("configuration layers (conformance/spec/design.md, Configuration)", () 
     );
     const agent = setup("", '[agents.claude]\nexecutable = "/tmp/evil"\n');
     expect(() => applyIn(loadUserConfig(agent.file), agent.workspace)).toThrow(/key agents is not allowed/);
+  });
+
+  it("an app's section is validated under its key: an error names the file and key; a project may not set it", () => {
+    const { file, workspace } = setup("[limits]\nmax_things = 3\n", "[limits]\nmax_things = 100\n");
+    expect(LIMITS.read(loadUserConfig(file, { sections: [LIMITS] }))).toEqual({ max_things: 3 });
+    expect(LIMITS.read(loadUserConfig(setup("").file, { sections: [LIMITS] }))).toEqual({ max_things: 10 });
+    expect(() => applyIn(loadUserConfig(file, { sections: [LIMITS] }), workspace)).toThrow(/key limits is not allowed/);
+    const bad = setup('[limits]\nmax_things = "many"\n');
+    expect(() => loadUserConfig(bad.file, { sections: [LIMITS] })).toThrow(new RegExp(`${bad.file}: key limits.max_things: .*number`));
+    const unknown = setup("[limits]\nmax_thing = 3\n");
+    expect(() => loadUserConfig(unknown.file, { sections: [LIMITS] })).toThrow(/key limits.max_thing is not allowed/);
+  });
+
+  it("another app's table is left to that app; a key outside any table, or a runtime section's typo inside one, is still refused", () => {
+    const { file } = setup('[limits]\nmax_things = "not mine to judge"\n[tools]\nmax_timeout_seconds = 30\n');
+    const config = loadUserConfig(file);
+    expect(config.tools.max_timeout_seconds).toBe(30);
+    expect(config.sections).toEqual({});
+    expect(() => LIMITS.read(config)).toThrow(/config section \[limits\] was not loaded/);
+    expect(() => loadUserConfig(setup("max_things = 3\n").file)).toThrow(/key max_things is not allowed/);
+    expect(() => loadUserConfig(setup('[sandbox]\nmod = "landlock"\n').file)).toThrow(/key sandbox.mod is not allowed/);
+  });
+
+  it("an app's section has a safe name of its own, not one of the runtime's", () => {
+    expect(() => configSection("tools", z.strictObject({}))).toThrow(/config section \[tools\] is one of the runtime's own/);
+    expect(() => configSection("../x", z.strictObject({}))).toThrow(/app name "..\/x"/);
+  });
+
+  it("an app's section may confine named agents more narrowly than [sandbox], never less: the error names the file and the key", () => {
+    const BOXES = configSection("boxes", z.record(z.string(), z.strictObject({ sandbox: SandboxNarrowingSchema })).default({}), {
+      sandboxes: (boxes) => Object.fromEntries(Object.entries(boxes).map(([name, box]) => [name, box.sandbox])),
+    });
+    const { file } = setup('[boxes.cut]\nsandbox = { network = "none" }\n');
+    const config = loadUserConfig(file, { sections: [BOXES] });
+    expect(agentSandbox(config, "cut")).toEqual({ mode: "off", writable: [], network: "none" });
+    expect(agentSandbox(config, "other")).toEqual(config.sandbox);
+    expect(agentSandbox(config, undefined)).toEqual(config.sandbox);
+    const off = setup('[sandbox]\nmode = "landlock"\n[boxes.free]\nsandbox = { mode = "off" }\n');
+    expect(() => loadUserConfig(off.file, { sections: [BOXES] })).toThrow(
+      `${off.file}: key boxes.free.sandbox.mode: cannot be "off": your configuration confines with "landlock" (an agent's override can only turn confinement on or narrow it)`,
+    );
   });
 
   it("project config can disable tools", () => {
@@ -112,36 +160,5 @@ describe("configuration layers (conformance/spec/design.md, Configuration)", () 
     );
     const relative = setup('[sandbox]\nwritable = ["cache"]\n');
     expect(() => loadUserConfig(relative.file)).toThrow(/key sandbox.writable.0: must be an absolute path/);
-  });
-
-  it("[agents.NAME] sandbox confines one agent more narrowly (a mode, or a table); turning it off or widening it names the file and key", () => {
-    const own = setup(
-      '[agents.boxed]\nexecutable = "/bin/true"\nsandbox = "landlock"\n[agents.cut]\nexecutable = "/bin/true"\nsandbox = { network = "none" }\n',
-    );
-    const config = loadUserConfig(own.file);
-    expect(agentSandbox(config, "boxed")).toEqual({ mode: "landlock", writable: [], network: "any" });
-    expect(agentSandbox(config, "cut")).toEqual({ mode: "off", writable: [], network: "none" });
-    // Everyone else keeps [sandbox] as it is.
-    expect(agentSandbox(config, "other")).toEqual(config.sandbox);
-    expect(agentSandbox(config, undefined)).toEqual({ mode: "off", writable: [], network: "any" });
-
-    const off = setup('[sandbox]\nmode = "landlock"\n[agents.free]\nexecutable = "/bin/true"\nsandbox = "off"\n');
-    expect(() => loadUserConfig(off.file)).toThrow(
-      `${off.file}: key agents.free.sandbox.mode: cannot be "off": your configuration confines with "landlock" (an agent's override can only turn confinement on or narrow it)`,
-    );
-    const wider = setup('[agents.wide]\nexecutable = "/bin/true"\nsandbox = { mode = "landlock", writable = ["/home/me/.ssh"] }\n');
-    expect(() => loadUserConfig(wider.file)).toThrow(
-      /key agents.wide.sandbox.writable: "\/home\/me\/.ssh" is not in your configuration's sandbox.writable/,
-    );
-    // A project narrows every agent too: the agent keeps only the writable paths both allow.
-    const both = setup(
-      '[sandbox]\nwritable = ["/srv/a", "/srv/b"]\n[agents.boxed]\nexecutable = "/bin/true"\nsandbox = { mode = "landlock", writable = ["/srv/a"] }\n',
-      '[sandbox]\nwritable = ["/srv/b"]\n',
-    );
-    expect(agentSandbox(applyIn(loadUserConfig(both.file), both.workspace), "boxed")).toEqual({
-      mode: "landlock",
-      writable: [],
-      network: "any",
-    });
   });
 });

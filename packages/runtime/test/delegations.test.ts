@@ -131,6 +131,11 @@ describe("delegation records", () => {
     expect(() => writeRecord(home, { ...valid, id: "../escape" })).toThrow();
     expect(() => writeRecord(home, { ...valid, pid: 0 })).toThrow();
     expect(() => writeRecord(home, { ...valid, depth: 0 })).toThrow();
+    // The owner's app names the socket a delegate's approvals are relayed to: any app's name, never a path.
+    expect(() => writeRecord(home, { ...valid, owner: { ...valid.owner, app: "../../elsewhere" } })).toThrow();
+    writeRecord(home, { ...valid, id: "d2", owner: { ...valid.owner, app: "greeter" } });
+    expect(listRecords(home).map((r) => r.owner.app)).toEqual(["greeter"]);
+    removeRecord(home, "d2");
     expect(() => removeRecord(home, "../../config")).toThrow(TypeError);
     expect(listRecords(home)).toEqual([]);
   });

@@ -1,4 +1,5 @@
-import { type CliApp, Exit, loadUserConfigMemo, type VenomHome } from "@venom/runtime/cli";
+import { type CliApp, Exit, loadUserConfigMemo, sectionOf, type VenomHome } from "@venom/runtime/cli";
+import type { MuxConfig } from "../config.js";
 import { PrefixError, parsePrefix } from "./keys.js";
 import { AttachSession, NestingRefused } from "./session.js";
 import { OuterTerminal } from "./terminal.js";
@@ -9,9 +10,10 @@ import { OuterTerminal } from "./terminal.js";
  */
 export async function clientSettings(app: CliApp, home: VenomHome): Promise<{ prefix: string; status: boolean }> {
   // Through the memo: the configuration's zod schemas are loaded only when config.toml changed (config-memo.ts).
-  const config = await loadUserConfigMemo(home, app.app);
+  // [mux] is under the app's name (config.ts).
+  const mux = sectionOf<MuxConfig>(await loadUserConfigMemo(home, app), app.app);
   try {
-    return { prefix: parsePrefix(config.mux.prefix), status: config.mux.status };
+    return { prefix: parsePrefix(mux.prefix), status: mux.status };
   } catch (error) {
     if (error instanceof PrefixError) throw new Error(`${home.configFile}: key mux.prefix: ${error.message}`);
     throw error;

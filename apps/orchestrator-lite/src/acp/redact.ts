@@ -1,3 +1,4 @@
+import { AGENT_VAR_PREFIXES } from "@venom/agents";
 import { isSecretShaped } from "@venom/runtime";
 
 /**
@@ -19,7 +20,7 @@ const SECRET_PATTERNS: readonly RegExp[] = [
 export function redactSecrets(text: string): string {
   let out = text.replace(/\b(Bearer|Basic|token)(\s+|=|:\s*)[^\s'"]{8,}/gi, "$1$2[redacted]");
   out = out.replace(/\b([A-Za-z_][A-Za-z0-9_]*)=([^\s'"]+)/g, (match, name: string) =>
-    isSecretShaped(name) ? `${name}=[redacted]` : match,
+    isSecretShaped(name, AGENT_VAR_PREFIXES) ? `${name}=[redacted]` : match,
   );
   for (const pattern of SECRET_PATTERNS) out = out.replace(pattern, "[redacted]");
   return out;

@@ -1,14 +1,15 @@
 import { existsSync, lstatSync } from "node:fs";
 import { join } from "node:path";
+import { declaredVars } from "@venom/agents";
 import { type CliApp, type Command, Exit, loadUserConfigMemo, UsageError, type VenomHome } from "@venom/runtime/cli";
-import { type Adapter, adapters, declaredVars, resolveAdapter } from "../adapters.js";
+import { type Adapter, adapters, resolveAdapter } from "../adapters.js";
 
 /**
  * `venom-orch agents list|status|login NAME`: which agents are offered and why
  * (no daemon needed), what an agent's private home holds (never its
  * contents), and signing an agent in inside that home.
  */
-export function agentsCommand(_app: CliApp): Command {
+export function agentsCommand(app: CliApp): Command {
   return {
     name: "agents",
     summary: "agents list | status NAME | login NAME: which agents are offered and why; sign one in inside its private home",
@@ -19,7 +20,7 @@ export function agentsCommand(_app: CliApp): Command {
     async execute({ home, json, io, positionals }) {
       const [verb, name, ...extra] = positionals;
       // Through the memo: the configuration's zod schemas are loaded only when config.toml changed (config-memo.ts).
-      const all = adapters(await loadUserConfigMemo(home, "orch"));
+      const all = adapters(await loadUserConfigMemo(home, app));
       if (verb === "list" && name === undefined) return list(all, json, io);
       if ((verb === "status" || verb === "login") && name && extra.length === 0) {
         const adapter = all.find((a) => a.name === name);

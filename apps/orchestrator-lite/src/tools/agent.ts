@@ -1,4 +1,5 @@
 import { relative } from "node:path";
+import { agentsOf, everyDeclaredVar } from "@venom/agents";
 import { defineTool, ErrorCode, ProtocolError, ToolFailure } from "@venom/proto";
 import { isSecretShaped, knownConfinement, refusedAsProtocolError, resolveCwd, sandboxNotices } from "@venom/runtime";
 import * as z from "zod";
@@ -99,9 +100,10 @@ export const agentTool = defineTool<AgentInput, OrchContext>({
     const context = call.context;
     const { adapter, resolution } = offeredAdapter(input, context);
     const env: Record<string, string> = {};
+    const declared = everyDeclaredVar(agentsOf(context.state.config));
     for (const name of adapter.envPass) {
       const value = process.env[name];
-      if (value !== undefined && !isSecretShaped(name)) env[name] = value;
+      if (value !== undefined && !isSecretShaped(name, declared)) env[name] = value;
     }
     const job = context.orchestrator.start(
       {

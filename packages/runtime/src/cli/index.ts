@@ -5,6 +5,7 @@
 // (or goes through loadUserConfigMemo, which imports it only when config.toml changed).
 export * from "../client.js";
 export { loadUserConfigMemo } from "../config-memo.js";
+export { sectionOf } from "../config-sections.js";
 export * from "../home.js";
 export * from "../rpc.js";
 export * from "../socket-probe.js";

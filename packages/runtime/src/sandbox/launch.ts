@@ -143,13 +143,13 @@ export function sandboxFor(
 /**
  * The notices hello and status carry: no sandbox, exactly what is confined
  * with which ABI, or why launches are refused; then one for each agent whose
- * own `[agents.NAME] sandbox` confines it more narrowly than that.
+ * own sandbox (`[agents.NAME] sandbox`: Config.agentSandboxes) confines it more narrowly than that.
  */
 export function sandboxNotices(config: Config): string[] {
-  const agents = Object.keys(config.agents)
-    .map((name) => [name, agentSandbox(config, name)] as const)
-    .filter(([, sandbox]) => JSON.stringify(sandbox) !== JSON.stringify(config.sandbox))
-    .map(([name, sandbox]) => `agent ${name} ([agents.${name}] sandbox): ${describeSandbox(sandbox)}`);
+  const agents = Object.entries(config.agentSandboxes)
+    .map(([name, { table }]) => [name, table, agentSandbox(config, name)] as const)
+    .filter(([, , sandbox]) => JSON.stringify(sandbox) !== JSON.stringify(config.sandbox))
+    .map(([name, table, sandbox]) => `agent ${name} ([${table}] sandbox): ${describeSandbox(sandbox)}`);
   return [describeSandbox(config.sandbox), ...agents];
 }
 
@@ -160,7 +160,9 @@ export function sandboxNotices(config: Config): string[] {
  * a sandbox.writable path.
  */
 export function recordsNotices(config: Config, workspace: string, records: string): string[] {
-  const on = [config.sandbox, ...Object.keys(config.agents).map((name) => agentSandbox(config, name))].filter((s) => s.mode !== "off");
+  const on = [config.sandbox, ...Object.keys(config.agentSandboxes).map((name) => agentSandbox(config, name))].filter(
+    (s) => s.mode !== "off",
+  );
   if (on.length === 0) return [];
   const writable = on.flatMap((sandbox) => sandbox.writable).filter((path) => isAbsolute(path) && existsSync(path));
   const exposed = recordsExposure(records, [workspace, ...writable.map((path) => realpathSync(path))]);

@@ -19,8 +19,8 @@ export function serveCommand(app: CliApp): Command {
       }
       home.ensure();
       // Loaded here, not at start: the daemon's modules, and the configuration's zod schemas, which client commands do without.
-      const { createDaemon, loadUserConfig } = await app.loadDaemon();
-      const config = loadUserConfig(home.configFile, policy ? { policy: policy as "on-risk" } : {});
+      const { createDaemon, loadUserConfig, configSections } = await app.loadDaemon();
+      const config = loadUserConfig(home.configFile, { sections: configSections, ...(policy ? { policy: policy as "on-risk" } : {}) });
       const dir = (values.workspace as string | undefined) ?? process.cwd();
       const daemon = createDaemon({ home, workspace: isAbsolute(dir) ? dir : resolve(dir), config });
       if (values.stdio) {

@@ -1,0 +1,4 @@
+// Without zod: a CLI command (venom-orch agents) reads [agents] from the memo of the validated file.
+// The section's schema is "@venom/agents/config", for the programs that validate it.
+export type { AgentConfig } from "./config.js";
+export * from "./vars.js";
