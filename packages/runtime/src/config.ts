@@ -1,6 +1,6 @@
 import { isAbsolute, join } from "node:path";
 import { openBeneath } from "@venom/native";
-import { ApprovalPolicySchema, stricterPolicy } from "@venom/proto";
+import { ApprovalPolicySchema, stricterPolicy, terminalLine } from "@venom/proto";
 import { parse as parseToml } from "smol-toml";
 import * as z from "zod";
 import { sectionOf } from "./config-sections.js";
@@ -179,7 +179,10 @@ export function loadUserConfig(configFile: string, options: LoadOptions = {}): C
 /** The user's configuration from `text`, the contents of `configFile` (undefined: there is none), with every check loadUserConfig makes. */
 export function userConfigFromText(configFile: string, text: string | undefined, sections: readonly ConfigSection[] = []): Config {
   const own = z.strictObject({ ...CoreConfigSchema.shape, ...Object.fromEntries(sections.map((s) => [s.key, s.schema])) });
-  const parsed = parseWith(own, configFile, withoutOthersSections(parseTomlText(configFile, text), own.shape)) as Record<string, unknown>;
+  const parsed = parseWith(own, configFile, withoutOthersSections(configFile, parseTomlText(configFile, text), own.shape)) as Record<
+    string,
+    unknown
+  >;
   const core = Object.fromEntries(Object.keys(CoreConfigSchema.shape).map((key) => [key, parsed[key]])) as z.infer<typeof CoreConfigSchema>;
   const config: Config = { ...core, agentSandboxes: {}, sections: Object.fromEntries(sections.map((s) => [s.key, parsed[s.key]])) };
   for (const section of sections) {
@@ -193,14 +196,47 @@ export function userConfigFromText(configFile: string, text: string | undefined,
 }
 
 /**
+ * The runtime's sections whose loss weakens protection: `[sandbox]` confines,
+ * `[approval]` asks, `[tools]` turns tools off. A misspelled one would be taken
+ * for another app's table and silently skipped, so a table name this close to
+ * one of them (and no section this program knows) is refused.
+ */
+const GUARDED_SECTIONS = ["sandbox", "approval", "tools"] as const;
+const MAX_TYPO_DISTANCE = 2;
+
+/**
  * The file's tables without those of other apps (a table this program knows
  * no key of): their owners validate them. Any other unknown key stays, for
  * the schema to refuse by name.
  */
-function withoutOthersSections(raw: unknown, known: object): unknown {
+function withoutOthersSections(file: string, raw: unknown, known: object): unknown {
   if (typeof raw !== "object" || raw === null) return raw;
   const isTable = (value: unknown) => typeof value === "object" && value !== null && !Array.isArray(value);
-  return Object.fromEntries(Object.entries(raw).filter(([key, value]) => key in known || !isTable(value)));
+  return Object.fromEntries(
+    Object.entries(raw).filter(([key, value]) => {
+      if (key in known || !isTable(value)) return true;
+      const meant = GUARDED_SECTIONS.find((section) => editDistance(key, section) <= MAX_TYPO_DISTANCE);
+      if (meant) {
+        throw new ConfigError(
+          `${file}: [${terminalLine(key, 64)}] is no section Venom reads: did you mean [${meant}]? (as written, it is ignored)`,
+        );
+      }
+      return false;
+    }),
+  );
+}
+
+/** Levenshtein distance between two short names. */
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    previous = current;
+  }
+  return previous[b.length]!;
 }
 
 /** The workspace's project config applied last, as a restriction only: read beneath the session's opened workspace. */

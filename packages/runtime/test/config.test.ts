@@ -106,6 +106,23 @@ describe("configuration layers (conformance/spec/design.md, Configuration)", () 
     expect(() => loadUserConfig(setup('[sandbox]\nmod = "landlock"\n').file)).toThrow(/key sandbox.mod is not allowed/);
   });
 
+  it("a misspelled [sandbox], [approval] or [tools] is refused, not taken for another app's table and skipped", () => {
+    for (const [table, meant] of [
+      ["sandbx", "sandbox"],
+      ["Sandbox", "sandbox"],
+      ["aproval", "approval"],
+      ["tool", "tools"],
+    ]) {
+      const { file } = setup(`[${table}]\nmode = "landlock"\n`);
+      expect(() => loadUserConfig(file)).toThrow(
+        `${file}: [${table}] is no section Venom reads: did you mean [${meant}]? (as written, it is ignored)`,
+      );
+    }
+    // A name far from every guarded section is another app's, as before; one the program registered is its own.
+    expect(loadUserConfig(setup("[agents.claude]\nexecutable = 1\n").file).sections).toEqual({});
+    expect(loadUserConfig(setup("[mux]\nx = 1\n").file).sections).toEqual({});
+  });
+
   it("an app's section has a safe name of its own, not one of the runtime's", () => {
     expect(() => configSection("tools", z.strictObject({}))).toThrow(/config section \[tools\] is one of the runtime's own/);
     expect(() => configSection("../x", z.strictObject({}))).toThrow(/app name "..\/x"/);
