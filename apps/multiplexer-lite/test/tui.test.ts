@@ -40,7 +40,7 @@ interface Scenario {
 const dir = tempDir("tui");
 const FIXTURE = fileURLToPath(new URL("./fixtures/curses-board.py", import.meta.url));
 const TEXT = join(dir, "notes.txt");
-writeFileSync(TEXT, Array.from({ length: 60 }, (_, i) => `line ${i + 1}: ${"word ".repeat(i % 7)}end`).join("\n") + "\n");
+writeFileSync(TEXT, `${Array.from({ length: 60 }, (_, i) => `line ${i + 1}: ${"word ".repeat(i % 7)}end`).join("\n")}\n`);
 const COLS = 80;
 const ROWS = 24;
 /** The same terminal type and locale in both panes: tmux's own default TERM would make programs draw differently. */
