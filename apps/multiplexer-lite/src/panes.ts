@@ -48,7 +48,7 @@ export const DEFAULT_AGENT = "pane";
 
 type NewParams = z.infer<typeof PaneNewParamsSchema>;
 
-/** Credential, endpoint and state variables no delegated pane inherits, beside every *_API_KEY (spec, "Tool rules"). */
+/** Credential, endpoint and state variables no delegated pane inherits, beside every *_API_KEY (conformance/spec/security-model.txt, "Tool rules"). */
 const DECLARED_VARS = [
   "CLAUDE_CODE_OAUTH_TOKEN",
   "CLAUDE_CONFIG_DIR",
