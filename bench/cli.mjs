@@ -1,4 +1,4 @@
-// 3. CLI start (issue 11, item 1): the wall time of each client command an
+// 3. CLI start (docs/benchmarks.md, "CLI start"): the wall time of each client command an
 // agent runs in a loop, spawned as a script runs it, against `node -e 0` (the
 // floor for any Node CLI) and `tmux ls`, with running daemons (venom-mux with
 // one pane, venom-echo, venom-orch) in one home. All get the same environment

@@ -1,4 +1,4 @@
-// 8. Conformance run time per target (issue 11, item 5): `venom-conformance
+// 8. Conformance run time per target (docs/benchmarks.md, "Conformance run time"): `venom-conformance
 // --target T` (start our daemon in a temporary home, run the checks, stop
 // it), spawned and waited for; venom-echo, the reference daemon, is the
 // reference for the others. Recorded, with no target.

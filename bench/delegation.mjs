@@ -1,4 +1,4 @@
-// 5. Delegation overhead (issue 8; issue 11, item 4): `venom-orch run` of a
+// 5. Delegation overhead (docs/benchmarks.md, "`venom-orch run` of a trivial agent"): `venom-orch run` of a
 // trivial local agent until its result, against spawning the same program
 // directly. Both are spawned and waited for as a script would; the venom run
 // includes the CLI's start, the approval (declared by --yes), the pane in

@@ -1,4 +1,4 @@
-// The RPC floor (issue 11, item 2): the least a Node server can do for one
+// The RPC floor (docs/benchmarks.md, "RPC floor"): the least a Node server can do for one
 // NDJSON request over a Unix socket — split lines, JSON.parse, answer with
 // JSON.stringify — with no peer check, schema, dispatcher or log. `node
 // bench/floor-server.mjs SOCKET` prints "ready" once it listens.

@@ -1,4 +1,4 @@
-// 6. The RPC floor (issue 11, item 2): `echo` calls through the whole venom/1
+// 6. The RPC floor (docs/benchmarks.md, "RPC floor"): `echo` calls through the whole venom/1
 // stack (venom-echo: peer check, framing, zod, the dispatcher, pino) against a
 // bare NDJSON echo server (floor-server.mjs), with 1 and 32 clients, each a
 // connection making one call at a time. Both are driven by the same raw NDJSON

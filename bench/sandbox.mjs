@@ -1,4 +1,4 @@
-// 5. Launch overhead of confinement (issue 13): a program spawned plainly
+// 5. Launch overhead of confinement (docs/benchmarks.md, "Confined launch"): a program spawned plainly
 // against the same program started through the Landlock sandbox launcher
 // (runtime's sandboxedCommand: the C launcher venom-sandbox when the build
 // compiled it, else the Node one), as venom-echo `run` and venom-mux panes
@@ -68,7 +68,7 @@ export async function run({ quick }) {
     ],
     targets: [
       {
-        target: `confined launch of \`node -e 0\` under ${TARGET}× a plain one (issue 13)`,
+        target: `confined launch of \`node -e 0\` under ${TARGET}× a plain one`,
         measured: fmt.ratio(ratio("node")),
         met: ratio("node") < TARGET,
       },

@@ -1,4 +1,4 @@
-// 7. Scale against tmux (issue 11, item 3): many panes, each printing a line
+// 7. Scale against tmux (docs/benchmarks.md, "Scale"): many panes, each printing a line
 // every 10 ms after filling its scrollback, in venom-mux and then in one tmux
 // server (one at a time, so neither competes with the other's panes): daemon
 // CPU time, RSS at start, middle and end of the soak, RSS per pane, and the

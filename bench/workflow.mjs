@@ -1,4 +1,4 @@
-// 10. An agent's workflow in venom-mux and in tmux (issue 14, item 9): what an
+// 10. An agent's workflow in venom-mux and in tmux (docs/benchmarks.md, "An agent's workflow"): what an
 // orchestrator does with an agent TUI, driven through each one's own CLI, the
 // way a script or an agent would. The same fake agent (bench/fake-agent.mjs)
 // in both: make a named pane of a given size in a subdirectory, wait for its

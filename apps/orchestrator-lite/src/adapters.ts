@@ -6,7 +6,7 @@ import { fileURLToPath } from "node:url";
 import { AGENT_VARS, type AgentConfig, agentsOf } from "@venom/agents";
 import type { Config } from "@venom/runtime";
 
-// The agents venom-orch can launch (spec, "`agent` tool"): each adapter is an
+// The agents venom-orch can launch (conformance/spec/security-model.txt, "`agent` tool"): each adapter is an
 // executable and an argument vector, never a shell line; the prompt is
 // appended as exactly one argument, after `promptArg` when the CLI wants a flag.
 

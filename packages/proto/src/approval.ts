@@ -6,7 +6,7 @@ import type { ApprovalRequest, Grant, Risk } from "./wire.js";
 export type PolicyDecision = "allow" | "ask" | "deny";
 
 /**
- * The server's decision for one call, before anyone is asked (spec, "Approval
+ * The server's decision for one call, before anyone is asked (conformance/spec/security-model.txt, "Approval
  * behavior"): `on-risk` runs plain reads and asks for the rest, `always` asks for
  * everything, `never` denies everything but plain reads; it never silently executes.
  */
@@ -58,7 +58,7 @@ export class ApprovalBusy extends ProtocolError {
 export type ApprovalOutcome = { allowed: true } | { allowed: false; reason: string };
 
 /**
- * The approval decision where nobody needs to be asked (spec, "Approval
+ * The approval decision where nobody needs to be asked (conformance/spec/security-model.txt, "Approval
  * behavior"): the policy allows or denies on its own, or there is nobody to ask
  * (no gate, or unattended work) and the policy's own answer, else autoApprove,
  * else deny stands. "ask" when the gate must be asked. Synchronous: most calls

@@ -208,7 +208,7 @@ export const Methods = {
   "daemon/stop": { direction: "client", management: true, params: EmptyParamsSchema, result: DaemonStopResultSchema },
   "daemon/restart": {
     direction: "client",
-    // A restart when idle is the one management call a delegate may make (spec, "Delegated runs").
+    // A restart when idle is the one management call a delegate may make (conformance/spec/security-model.txt, "Delegated runs").
     management: true,
     params: DaemonRestartParamsSchema,
     result: DaemonRestartResultSchema,

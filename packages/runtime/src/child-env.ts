@@ -39,8 +39,7 @@ const AGENT_NAME = /^[a-z][a-z0-9-]{0,31}$/;
 const VAR_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*\*?$/;
 const PARENT = /^[\x21-\x7e]{1,256}$/;
 
-/** Private directories inside the agent home, relative to it. */
-/** What every delegated child gets from the launcher's environment (docs/venom-orch.md, "Environment"). */
+/** What every delegated child gets from the launcher's environment (docs/venom-orch.md, "What a delegated agent gets"). */
 export const BASE_ENV = ["PATH", "LANG", "LC_*", "TERM", "TZ", "USER", "LOGNAME", "SHELL"] as const;
 
 /**

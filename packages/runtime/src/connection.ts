@@ -218,7 +218,7 @@ export class Connection<Context> {
   }
 
   /**
-   * Owner-context refusal (spec, "Delegated runs"): management needs the owner on
+   * Owner-context refusal (conformance/spec/security-model.txt, "Delegated runs"): management needs the owner on
    * the socket. The one exception is a restart when idle, which any depth may ask.
    */
   #checkManagement(method: string, session: ConnectionSession<Context>, value: unknown): void {

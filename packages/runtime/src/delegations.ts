@@ -17,7 +17,7 @@ import {
 import { LayersSchema } from "./sandbox/profile-schema.js";
 import { readSmallFile } from "./small-file.js";
 
-// Delegation records (spec, "Delegated runs"): one private file per running
+// Delegation records (conformance/spec/security-model.txt, "Delegated runs"): one private file per running
 // delegated process in $VENOM_HOME/state/delegations, so a daemon can tell a
 // delegate's peer process from its ancestry and stop orphans whose owner died.
 // The cleanup is cooperative: a same-user process can edit or delete records.

@@ -195,7 +195,7 @@ export function signalProcess(ref: ProcessRef, signal: NodeJS.Signals, pgid?: nu
  * it. A group whose leader has exited may be another job that reused the
  * number after ours ended (a daemon recovering from a crash cannot know), so
  * with a `parent` it is ours only if every live member started no earlier than
- * the anchor and carries its VENOM_PARENT (spec: "a process group only when its
+ * the anchor and carries its VENOM_PARENT (conformance/spec/security-model.txt: "a process group only when its
  * leader matches or has exited"); one stranger in it and nothing is signalled.
  */
 export function isSameGroup(pgid: number, anchor: GroupAnchor): boolean {

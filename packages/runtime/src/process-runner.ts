@@ -84,7 +84,7 @@ const MAX_TIMEOUT_SECONDS = Math.floor(0x7fffffff / 1000);
  * symlinks are followed now, and the result must be an existing directory
  * inside the canonical workspace. Between this check and the child's chdir a
  * concurrent rename could still move it; that widens nothing, since the child
- * runs with the user's full permissions anyway (spec, "Tool rules").
+ * runs with the user's full permissions anyway (conformance/spec/security-model.txt, "Tool rules").
  */
 export function resolveCwd(cwd: string, workspaceRoot: string): string {
   let root: string;

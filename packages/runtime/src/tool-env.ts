@@ -2,7 +2,7 @@ import { childMarkers, MARKER_DEPTH, MARKER_PARENT } from "@venom/proto";
 
 /**
  * The environment of a process a tool starts for a session: the daemon's own,
- * as the spec's `bash` inherits it, less Venom's instance selectors and every
+ * as `bash` inherits it in conformance/spec/security-model.txt, less Venom's instance selectors and every
  * `*_API_KEY` in any case (no tool output should be able to print a provider key), plus the
  * delegation markers so the process and its descendants are known as delegates.
  */

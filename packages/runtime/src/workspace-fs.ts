@@ -5,7 +5,7 @@ import { sha256Hex, ToolFailure } from "@venom/proto";
 
 /**
  * Refuse, before any syscall, what can never be a workspace path: absolute
- * paths, `..` components, NUL bytes and empty names (spec, "Tool rules").
+ * paths, `..` components, NUL bytes and empty names (conformance/spec/security-model.txt, "Tool rules").
  * Everything else is still resolved by the kernel beneath the workspace fd.
  */
 export function checkRelativePath(path: string): string {
@@ -41,7 +41,7 @@ const SECRET_FILES = new Set(["gh/hosts.yml"]);
 /**
  * Lexically secret-like paths (`.env`, private keys, credential files). Reading
  * one needs approval; this is a heuristic for accidents, not a confidentiality
- * boundary (spec, "Tool rules").
+ * boundary (conformance/spec/security-model.txt, "Tool rules").
  */
 export function isSecretLikePath(path: string): boolean {
   const parts = path
@@ -213,7 +213,7 @@ export class WorkspaceFs {
   }
 
   /**
-   * Replace or create a file atomically (spec, "Tool rules"): missing parent
+   * Replace or create a file atomically (conformance/spec/security-model.txt, "Tool rules"): missing parent
    * directories are created one level at a time beneath the workspace fd, the
    * content goes to a temp file in the destination directory, is fsynced, and
    * is installed with renameat, so readers see the old content or the new,

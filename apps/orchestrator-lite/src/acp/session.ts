@@ -54,7 +54,7 @@ export class FrameLimitError extends Error {
 }
 
 /**
- * One prompt turn with an ACP agent (spec, "Delegated runs", ACP): Venom is a
+ * One prompt turn with an ACP agent (conformance/spec/security-model.txt, "Delegated runs", ACP): Venom is a
  * client that grants nothing. It declares no file-system or terminal
  * capability and answers every agent-to-client request with an error; the
  * agent's permission requests go to the launching session's gate with a risk

@@ -56,7 +56,7 @@ function launchCwd(input: AgentInput, context: OrchContext): string {
 }
 
 /**
- * Hand a prompt to an agent CLI in a venom-mux pane (spec, "`agent` tool"):
+ * Hand a prompt to an agent CLI in a venom-mux pane (conformance/spec/security-model.txt, "`agent` tool"):
  * the configured adapter's argv with the prompt as one argument, an
  * allow-listed environment with a private home, cwd inside the workspace,
  * bounded by the call's timeout; the approvals of whatever runs in the pane

@@ -8,7 +8,7 @@ const MAX_SUMMARY_LINES = 12;
 /**
  * Ask on the terminal, y/N, with the exact tool name and the server's summary.
  * Without a terminal there is nobody to ask, so no gate is declared and the
- * server denies every approval (spec, "Approval behavior").
+ * server denies every approval (conformance/spec/security-model.txt, "Approval behavior").
  *
  * One question at a time: requests that arrive together (an agent's calls in
  * parallel, several jobs) wait their turn, so each answer typed answers the

@@ -32,7 +32,7 @@ export interface Command {
   usage: string;
   /**
    * Owner-only: refused before connecting when this process runs under a
-   * delegation (spec, "Delegated runs"); the daemon refuses again on its own evidence.
+   * delegation (conformance/spec/security-model.txt, "Delegated runs"); the daemon refuses again on its own evidence.
    */
   management: boolean | ((values: CommandRun["values"], positionals: readonly string[]) => boolean);
   options?: ParseArgsConfig["options"];

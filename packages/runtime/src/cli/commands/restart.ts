@@ -9,7 +9,7 @@ const POLL_MS = 20;
 /**
  * Restart the daemon into the program installed at its own path, and return
  * once the new daemon answers, as `start` does: `restart && run …` must find
- * it. Only `--when-idle` is allowed under a delegation (spec, "Delegated
+ * it. Only `--when-idle` is allowed under a delegation (conformance/spec/security-model.txt, "Delegated
  * runs"); it returns at once, as the restart may be far off.
  */
 export function restartCommand(app: CliApp): Command {
