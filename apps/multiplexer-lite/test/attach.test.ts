@@ -7,9 +7,9 @@ import { describe, expect, it } from "vitest";
 import { AltScreenFilter } from "../src/attach/altscreen.js";
 import { cells } from "../src/attach/cells.js";
 import { PrefixReader, parsePrefix } from "../src/attach/keys.js";
-import { commandsOf } from "../src/attach/prompt-commands.js";
 import { StatusGuard } from "../src/attach/status-guard.js";
 import { statusText } from "../src/attach/status-line.js";
+import { commandsOf } from "../src/commands/command-line.js";
 import { endedAfterEach, type Mux, needsTmux } from "./started.js";
 import { Tmux } from "./tmux.js";
 

@@ -2,6 +2,8 @@ import { basename } from "node:path";
 import { StringDecoder } from "node:string_decoder";
 import type { PaneInfo } from "@venom/proto";
 import { type CliApp, RpcClosed, type VenomClient, type VenomHome } from "@venom/runtime/cli";
+import type { CommandHost, CommandOutcome } from "../commands/command.js";
+import { runPromptCommand } from "../commands/command-line.js";
 import { insideOwnPane } from "../nesting.js";
 import { Chooser } from "./chooser.js";
 import { connectAttached } from "./connection.js";
@@ -9,7 +11,6 @@ import { PaneDisplay, type StatusBar } from "./display.js";
 import { keyLength, PrefixReader } from "./keys.js";
 import { Message, type Overlay } from "./overlay.js";
 import { Confirm, Prompt } from "./prompt.js";
-import { type CommandHost, type CommandOutcome, runPromptCommand } from "./prompt-commands.js";
 import { renderStatus, statusText } from "./status-line.js";
 import type { OuterTerminal } from "./terminal.js";
 

@@ -1,5 +1,32 @@
-import { type CliApp, type Command, type CommandRun, UsageError } from "@venom/runtime/cli";
-import type { CommandHost, CommandOutcome } from "../attach/prompt-commands.js";
+import type { PaneInfo } from "@venom/proto";
+import { type CliApp, type Command, type CommandRun, UsageError, type VenomClient } from "@venom/runtime/cli";
+
+/** What the `:` prompt's commands may do to the attached client. */
+export interface CommandHost {
+  readonly app: CliApp;
+  readonly client: VenomClient;
+  /** The pane this client shows. */
+  readonly pane: PaneInfo | undefined;
+  /** The size a pane shown here has (the terminal's, less the status line). */
+  size(): { cols: number; rows: number };
+  /** Attach another pane (by id, name or index) in place of the current one. */
+  switchTo(target: string): Promise<void>;
+  cycle(direction: 1 | -1): Promise<void>;
+  last(): Promise<void>;
+  detach(): void;
+  /** The current pane is gone: attach the next running one, or detach with [exited]. */
+  leave(pane: PaneInfo): Promise<void>;
+  /** daemon/stop; the client ends with [server exited] once the daemon is gone. */
+  stopServer(): Promise<void>;
+}
+
+/** What a command did: whether it already drew the screen (switched panes, detached), and what to tell the user. */
+export interface CommandOutcome {
+  drew?: boolean;
+  message?: string;
+}
+
+export class CommandError extends Error {}
 
 /** A command line typed at the `:` prompt, parsed with the command's own options. */
 export interface PromptRun {

@@ -1,7 +1,6 @@
 import { type CliApp, Exit, UsageError } from "@venom/runtime/cli";
-import { CommandError } from "../attach/prompt-commands.js";
 import { withMux } from "./client.js";
-import type { MuxCommand } from "./command.js";
+import { CommandError, type MuxCommand } from "./command.js";
 import { promptTarget, takeTarget, targetOption } from "./target.js";
 
 /** tmux `rename-window`. */

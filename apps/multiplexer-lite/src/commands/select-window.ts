@@ -1,5 +1,4 @@
-import { CommandError } from "../attach/prompt-commands.js";
-import type { MuxCommand } from "./command.js";
+import { CommandError, type MuxCommand } from "./command.js";
 import { targetOption } from "./target.js";
 
 /** tmux `select-window -t TARGET`: show another pane in this attached client. */

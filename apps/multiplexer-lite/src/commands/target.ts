@@ -1,6 +1,5 @@
 import { type CommandRun, UsageError } from "@venom/runtime/cli";
-import { CommandError, type CommandHost } from "../attach/prompt-commands.js";
-import type { PromptRun } from "./command.js";
+import { CommandError, type CommandHost, type PromptRun } from "./command.js";
 
 /** The pane a command names: `-t TARGET`, or the first positional (tmux accepts both habits here). */
 export function takeTarget(run: CommandRun): { target: string; rest: string[] } {

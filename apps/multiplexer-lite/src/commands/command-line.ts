@@ -1,34 +1,6 @@
-import type { PaneInfo } from "@venom/proto";
-import { type CliApp, parseCommandArgs, type VenomClient } from "@venom/runtime/cli";
-import type { PromptRun } from "../commands/command.js";
-import { findCommand, muxCommands } from "../commands/table.js";
-
-/** What the `:` prompt's commands may do to the attached client. */
-export interface CommandHost {
-  readonly app: CliApp;
-  readonly client: VenomClient;
-  /** The pane this client shows. */
-  readonly pane: PaneInfo | undefined;
-  /** The size a pane shown here has (the terminal's, less the status line). */
-  size(): { cols: number; rows: number };
-  /** Attach another pane (by id, name or index) in place of the current one. */
-  switchTo(target: string): Promise<void>;
-  cycle(direction: 1 | -1): Promise<void>;
-  last(): Promise<void>;
-  detach(): void;
-  /** The current pane is gone: attach the next running one, or detach with [exited]. */
-  leave(pane: PaneInfo): Promise<void>;
-  /** daemon/stop; the client ends with [server exited] once the daemon is gone. */
-  stopServer(): Promise<void>;
-}
-
-/** What a command did: whether it already drew the screen (switched panes, detached), and what to tell the user. */
-export interface CommandOutcome {
-  drew?: boolean;
-  message?: string;
-}
-
-export class CommandError extends Error {}
+import { parseCommandArgs } from "@venom/runtime/cli";
+import { CommandError, type CommandHost, type CommandOutcome, type PromptRun } from "./command.js";
+import { findCommand, muxCommands } from "./table.js";
 
 /**
  * Split a command line into the commands of a sequence, as tmux's prompt
