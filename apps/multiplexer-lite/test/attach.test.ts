@@ -549,6 +549,65 @@ describe("venom-mux attach", () => {
     }
   });
 
+  it("runs the command a key is bound to in [mux.bindings], ignores an unbound key, and list-keys shows the table", async () => {
+    const config = [
+      "[mux.bindings]",
+      'K = "kill-pane"',
+      'x = ""',
+      'd = "new-window -d -n by-d -- sleep 300"',
+      'D = "detach-client"',
+      "",
+    ].join("\n");
+    const d = await daemon({ config });
+    await pane(d, "a", "pane-a-marker");
+    await pane(d, "b", "pane-b-marker");
+    const keys = mux(d, "list-keys");
+    expect(keys.code).toBe(0);
+    expect(keys.stdout).toMatch(/^bind-key -T prefix K +kill-pane$/m);
+    expect(keys.stdout).toMatch(/^bind-key -T prefix d +new-window -d -n by-d -- sleep 300$/m);
+    expect(keys.stdout).toMatch(/^bind-key -T prefix n +next-window$/m);
+    expect(keys.stdout).toMatch(/^bind-key -T prefix C-b +send-prefix$/m);
+    expect(keys.stdout).not.toMatch(/^bind-key -T prefix x /m);
+
+    const tmux = terminal(d);
+    tmux.enter("echo outer-marker");
+    await attach(tmux, "a", ran("pane-a-marker"));
+    // x is unbound: no kill-pane question, and what is typed next still reaches the pane.
+    tmux.keys("C-b", "x");
+    tmux.enter("echo after-x-$((4*4))");
+    await tmux.waitFor(ran("after-x-16"));
+    expect(tmux.screen()).not.toContain("(y/n)");
+    // d runs its new command instead of detaching.
+    tmux.keys("C-b", "d");
+    await tmux.waitFor(/new pane %2 by-d/);
+    await panesPoll(d, (list) => list.some((p) => p.name === "by-d"), "prefix d never ran its new command");
+    expect(tmux.screen()).not.toContain("[detached");
+    // K kills the pane shown, as kill-pane at the prompt does.
+    tmux.keys("C-b", "K");
+    await tmux.waitFor((s) => ran("pane-b-marker").test(s) && !s.includes("pane-a-marker"));
+    expect((await panes(d)).some((p) => p.name === "a")).toBe(false);
+    tmux.keys("C-b", "D");
+    await tmux.waitFor(/\[detached \(from pane %1\)\]/);
+  });
+
+  it("refuses a binding in [mux.bindings] that is not one key or not a command line the prompt runs, naming the key", async () => {
+    const config = [
+      "[mux.bindings]",
+      'Kx = "kill-pane"',
+      'F = "frobnicate"',
+      'G = "kill-pane -Z"',
+      'H = "capture-pane"',
+      'J = "new-window \\"unterminated"',
+      "",
+    ].join("\n");
+    const refused = daemon({ config });
+    await expect(refused).rejects.toThrow(/key mux\.bindings\.Kx: "Kx" is not one key/);
+    await expect(refused).rejects.toThrow(/key mux\.bindings\.F: unknown command: frobnicate/);
+    await expect(refused).rejects.toThrow(/key mux\.bindings\.G: kill-pane: unknown flag -Z/);
+    await expect(refused).rejects.toThrow(/key mux\.bindings\.H: capture-pane runs from a shell/);
+    await expect(refused).rejects.toThrow(/key mux\.bindings\.J: unterminated " quote/);
+  });
+
   it("without a terminal, fails with a clear message and exit code 2", async () => {
     const d = await daemon();
     await pane(d, "a");

@@ -12,7 +12,8 @@ export function attachCommand(app: CliApp): MuxCommand {
       "attach [--exit-with-pane] [-t] [TARGET]   (no target: the newest running pane)\n\n" +
       "When the pane's program exits you move to the last or next running pane; with --exit-with-pane, attach ends there ([exited]).\n" +
       "After the prefix (C-b, or [mux] prefix in config.toml): d detach, n/p next/previous pane, 0-9 pane by index,\n" +
-      "l last pane, w choose a pane, c new pane, x kill the pane, , rename it, : command prompt, the prefix again sends it.\n" +
+      "l last pane, w choose a pane, c new pane, x kill the pane, , rename it, : command prompt, the prefix again sends it;\n" +
+      "list-keys lists them as bound ([mux.bindings] in config.toml changes them).\n" +
       "The status line below the pane lists the panes ([mux] status = false turns it off).",
     management: false,
     target: "pane",

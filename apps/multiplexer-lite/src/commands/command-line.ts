@@ -1,5 +1,5 @@
-import { parseCommandArgs } from "@venom/runtime/cli";
-import { CommandError, type CommandHost, type CommandOutcome, type PromptRun } from "./command.js";
+import { type CliApp, parseCommandArgs } from "@venom/runtime/cli";
+import { CommandError, type CommandHost, type CommandOutcome, type MuxCommand, type PromptRun } from "./command.js";
 import { findCommand, muxCommands } from "./table.js";
 
 /**
@@ -56,29 +56,38 @@ function tokens(line: string): { word: string; bare: boolean }[] {
  */
 export async function runPromptCommand(host: CommandHost, line: string): Promise<CommandOutcome> {
   const outcome: CommandOutcome = {};
-  for (const command of commandsOf(line)) {
-    const { drew, message } = await runOne(host, command);
+  for (const words of commandsOf(line)) {
+    const { drew, message } = await runOne(host, words);
     if (drew) outcome.drew = true;
     if (message) outcome.message = message;
   }
   return outcome;
 }
 
-async function runOne(host: CommandHost, [name, ...args]: string[]): Promise<CommandOutcome> {
-  if (name === undefined) return {};
-  const commands = muxCommands(host.app);
-  const command = findCommand(commands, name);
-  const usage = (c: typeof command) => c?.usage.split("\n")[0];
+async function runOne(host: CommandHost, words: string[]): Promise<CommandOutcome> {
+  const { command, run } = resolveCommand(host.app, muxCommands(host.app), words);
+  return (command.prompt as NonNullable<MuxCommand["prompt"]>)(host, run);
+}
+
+/** Check a command line as the prompt would before running it (a binding in config.toml): a CommandError says what is wrong. */
+export function checkCommandLine(app: CliApp, commands: readonly MuxCommand[], line: string): void {
+  const sequence = commandsOf(line);
+  if (sequence.length === 0) throw new CommandError("no command");
+  for (const words of sequence) resolveCommand(app, commands, words);
+}
+
+/** The prompt's command `words` names and its parsed arguments; a CommandError names what is wrong. */
+function resolveCommand(app: CliApp, commands: readonly MuxCommand[], [name, ...args]: string[]): { command: MuxCommand; run: PromptRun } {
+  const command = name === undefined ? undefined : findCommand(commands, name);
+  const usage = (c: MuxCommand) => c.usage.split("\n")[0];
   if (!command) {
     const here = commands.filter((c) => c.prompt).map((c) => c.aliases?.find((a) => a.includes("-")) ?? c.name);
     throw new CommandError(`unknown command: ${name} (here: ${here.join(", ")})`);
   }
-  if (!command.prompt) throw new CommandError(`${name} runs from a shell: ${host.app.program} ${usage(command)}`);
-  let parsed: PromptRun;
+  if (!command.prompt) throw new CommandError(`${name} runs from a shell: ${app.program} ${usage(command)}`);
   try {
-    parsed = parseCommandArgs(args, command.options ?? {});
+    return { command, run: parseCommandArgs(args, command.options ?? {}) };
   } catch (error) {
     throw new CommandError(`${name}: ${(error as Error).message}; usage: ${usage(command)}`);
   }
-  return command.prompt(host, parsed);
 }

@@ -18,6 +18,16 @@ export interface CommandHost {
   leave(pane: PaneInfo): Promise<void>;
   /** daemon/stop; the client ends with [server exited] once the daemon is gone. */
   stopServer(): Promise<void>;
+  /** Show the running pane at `index`, or say there is none. */
+  selectIndex(index: number): Promise<void>;
+  /** Open a prompt on the bottom line: `label`, then `initial` to edit; Enter runs what `toLine` makes of the text. */
+  commandPrompt(label: string, initial: string, toLine: (text: string) => string): void;
+  /** Ask `question` on the bottom line; `y` runs `line`. */
+  confirm(question: string, line: string): void;
+  /** Open the list of running panes to choose one from. */
+  choosePane(): Promise<void>;
+  /** Type the prefix key into the pane shown. */
+  sendPrefix(): void;
 }
 
 /** What a command did: whether it already drew the screen (switched panes, detached), and what to tell the user. */

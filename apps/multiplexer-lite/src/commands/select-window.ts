@@ -14,7 +14,9 @@ export function selectWindowCommand(): MuxCommand {
     async prompt(host, run) {
       const target = run.values.target;
       if (typeof target !== "string" || run.positionals.length > 0) throw new CommandError("usage: select-window -t TARGET");
-      await host.switchTo(target);
+      // A bare index (the digit keys' binding) is among the running panes, as the status line numbers them.
+      if (/^\d+$/.test(target)) await host.selectIndex(Number(target));
+      else await host.switchTo(target);
       return { drew: true };
     },
   };
