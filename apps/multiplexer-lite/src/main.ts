@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { type Program, runProgram } from "@venom/runtime/cli";
 import { muxApp as app } from "./cli-app.js";
-import { cliCommand } from "./commands/command.js";
+import { cliCommand } from "./commands/args.js";
 import { muxCommands } from "./commands/table.js";
 
 /** venom-mux's CLI: its one command table (commands/table.ts), which the attached client's `:` prompt shares. */

@@ -385,6 +385,33 @@ describe("venom-mux attach", () => {
     expect(await panes(d)).toHaveLength(2);
   });
 
+  it("checks a command's argument count and flags by one declaration: the CLI and the : prompt give the same error", async () => {
+    const d = await daemon();
+    await pane(d, "a", "pane-a-marker");
+    const errors = [
+      { cli: ["rename", "-t", "a"], prompt: "rename-window", error: "missing NAME" },
+      { cli: ["rename", "-t", "a", "x", "y"], prompt: "rename-window x y", error: "unexpected argument: y" },
+      { cli: ["kill", "-t", "a", "-Z"], prompt: "kill-pane -Z", error: "unknown flag -Z" },
+      { cli: ["next-window", "extra"], prompt: "next-window extra", error: "unexpected argument: extra" },
+    ];
+    for (const { cli: args, error } of errors) {
+      const result = mux(d, ...args);
+      expect(result.code, args.join(" ")).toBe(2);
+      expect(result.stderr.split("\n")[0]).toBe(`venom-mux ${args[0]}: ${error}`);
+    }
+    const tmux = terminal(d);
+    await attach(tmux, "a", ran("pane-a-marker"));
+    for (const { prompt, error } of errors) {
+      tmux.keys("C-b", ":");
+      tmux.type(prompt);
+      tmux.keys("Enter");
+      await tmux.waitFor((s) => s.includes(`${prompt.split(" ")[0]}: ${error}; usage:`));
+      tmux.keys("Escape");
+      await tmux.waitFor((s) => !s.includes(error));
+    }
+    expect((await panes(d)).map((p) => p.name)).toEqual(["a"]);
+  });
+
   it("stops the daemon with kill-server at the : prompt, ending with [server exited]", async () => {
     const d = await daemon();
     await pane(d, "a", "pane-a-marker");

@@ -9,6 +9,7 @@ export function chooseTreeCommand(): MuxCommand {
     usage: "choose-tree",
     management: false,
     target: "none",
+    args: { max: 0 },
     async prompt(host) {
       await host.choosePane();
       return { drew: true };

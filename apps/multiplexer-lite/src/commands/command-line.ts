@@ -1,5 +1,6 @@
-import { type CliApp, parseCommandArgs } from "@venom/runtime/cli";
-import { CommandError, type CommandHost, type CommandOutcome, type MuxCommand, type PromptRun } from "./command.js";
+import type { CliApp } from "@venom/runtime/cli";
+import { promptArgs } from "./args.js";
+import { type CommandArgs, CommandError, type CommandHost, type CommandOutcome, type MuxCommand } from "./command.js";
 import { findCommand, muxCommands } from "./table.js";
 
 /**
@@ -77,7 +78,11 @@ export function checkCommandLine(app: CliApp, commands: readonly MuxCommand[], l
 }
 
 /** The prompt's command `words` names and its parsed arguments; a CommandError names what is wrong. */
-function resolveCommand(app: CliApp, commands: readonly MuxCommand[], [name, ...args]: string[]): { command: MuxCommand; run: PromptRun } {
+function resolveCommand(
+  app: CliApp,
+  commands: readonly MuxCommand[],
+  [name, ...args]: string[],
+): { command: MuxCommand; run: CommandArgs } {
   const command = name === undefined ? undefined : findCommand(commands, name);
   const usage = (c: MuxCommand) => c.usage.split("\n")[0];
   if (!command) {
@@ -86,7 +91,7 @@ function resolveCommand(app: CliApp, commands: readonly MuxCommand[], [name, ...
   }
   if (!command.prompt) throw new CommandError(`${name} runs from a shell: ${app.program} ${usage(command)}`);
   try {
-    return { command, run: parseCommandArgs(args, command.options ?? {}) };
+    return { command, run: promptArgs(command, args) };
   } catch (error) {
     throw new CommandError(`${name}: ${(error as Error).message}; usage: ${usage(command)}`);
   }

@@ -12,9 +12,10 @@ export function commandPromptCommand(): MuxCommand {
     usage: "command-prompt [-I INITIAL] [-p PROMPT] [TEMPLATE]   (#W in INITIAL or PROMPT is the pane's name, #D its id)",
     management: false,
     target: "none",
+    args: { max: 1, name: "TEMPLATE" },
     options: { initial: { type: "string", short: "I" }, prompt: { type: "string", short: "p" } },
     async prompt(host, run) {
-      const [template] = run.positionals;
+      const [template] = run.args;
       const label = run.values.prompt ?? (template === undefined ? undefined : `(${template.split(/\s/)[0]})`);
       host.commandPrompt(
         label === undefined ? ":" : `${expandFormat(String(label), host.pane)} `,

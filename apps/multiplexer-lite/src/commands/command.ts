@@ -1,5 +1,5 @@
 import type { PaneInfo } from "@venom/proto";
-import { type CliApp, type Command, type CommandRun, UsageError, type VenomClient } from "@venom/runtime/cli";
+import type { CliApp, Command, CommandRun, ProgramExit, VenomClient } from "@venom/runtime/cli";
 
 /** What the `:` prompt's commands may do to the attached client. */
 export interface CommandHost {
@@ -38,11 +38,17 @@ export interface CommandOutcome {
 
 export class CommandError extends Error {}
 
-/** A command line typed at the `:` prompt, parsed with the command's own options. */
-export interface PromptRun {
+/** A command's command line as its declaration reads it (args.ts), the same from a shell and at the `:` prompt. */
+export interface CommandArgs {
   values: CommandRun["values"];
-  positionals: string[];
+  /** The pane -t names (from a shell, else the first argument); undefined when none is named. */
+  target: string | undefined;
+  /** Its own arguments, as many as `args` allows. */
+  args: string[];
 }
+
+/** A command run from a shell: the CLI's run, read by the declaration. */
+export type ShellRun = CommandRun & CommandArgs;
 
 /**
  * One venom-mux command, declared once (tmux's cmd-*.c): its name, tmux's names
@@ -50,22 +56,20 @@ export interface PromptRun {
  * prompt and --help alike.
  */
 export interface MuxCommand extends Omit<Command, "execute"> {
-  /** What the command acts on: one pane (`-t TARGET`, else the first argument; at the prompt, else the pane shown), or none. */
+  /**
+   * What the command acts on: one pane (-t TARGET, which it need not list in `options`; from a shell, else the first
+   * argument; at the prompt, else the pane shown), or none.
+   */
   target: "pane" | "none";
+  /** From a shell, the pane may go unnamed (attach: the newest). */
+  targetOptional?: boolean;
+  /**
+   * Its own arguments beside the flags and the target (tmux's args_parse bounds): at least `min` (0), at most `max`
+   * (unbounded), called `name` in errors. Both the CLI and the prompt check them (args.ts, commandArgs).
+   */
+  args: { min?: number; max?: number; name?: string };
   /** Run from a shell; absent for what only an attached client can do (next-window, detach-client…). */
-  execute?: Command["execute"];
+  execute?(run: ShellRun): Promise<number | ProgramExit>;
   /** Run at the `:` prompt of an attached client; absent for what needs a shell of its own (capture, wait…). */
-  prompt?(host: CommandHost, run: PromptRun): Promise<CommandOutcome>;
-}
-
-/** The CLI's view of a command: one that only an attached client can run says where to run it. */
-export function cliCommand(app: CliApp, command: MuxCommand): Command {
-  const { execute } = command;
-  return {
-    ...command,
-    async execute(run) {
-      if (execute) return execute(run);
-      throw new UsageError(`works in an attached client only: ${app.program} attach, then the prefix and :`);
-    },
-  };
+  prompt?(host: CommandHost, run: CommandArgs): Promise<CommandOutcome>;
 }

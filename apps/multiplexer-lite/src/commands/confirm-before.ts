@@ -10,9 +10,10 @@ export function confirmBeforeCommand(): MuxCommand {
     usage: "confirm-before [-p PROMPT] COMMAND   (#W in PROMPT is the pane's name, #D its id)",
     management: false,
     target: "none",
+    args: { min: 1, max: 1, name: "COMMAND" },
     options: { prompt: { type: "string", short: "p" } },
     async prompt(host, run) {
-      const line = run.positionals.join(" ");
+      const [line] = run.args as [string];
       const question = run.values.prompt === undefined ? `Confirm '${line}'? (y/n)` : String(run.values.prompt);
       host.confirm(expandFormat(question, host.pane), line);
       return { drew: true };

@@ -13,6 +13,7 @@ export function listKeysCommand(app: CliApp): MuxCommand {
       "a binding runs its command line as the : prompt would.",
     management: false,
     target: "none",
+    args: { max: 0 },
     options: { notes: { type: "boolean", short: "N" } },
     async execute(run) {
       // Loaded here: the configuration is not worth the start time of the other commands.

@@ -8,6 +8,7 @@ export function sendPrefixCommand(): MuxCommand {
     usage: "send-prefix",
     management: false,
     target: "none",
+    args: { max: 0 },
     async prompt(host) {
       host.sendPrefix();
       return {};
