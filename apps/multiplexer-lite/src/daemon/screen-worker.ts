@@ -3,7 +3,7 @@ import serializeAddon from "@xterm/addon-serialize";
 import unicode11Addon from "@xterm/addon-unicode11";
 import xterm from "@xterm/headless";
 import { type CaptureOptions, capture } from "./capture.js";
-import type { KeyModes } from "./keys.js";
+import type { KeyModes } from "../shared/keys.js";
 import { reuseEmptyLineMaps } from "./line-maps.js";
 import { answerQueries, WINDOW_REPORTS } from "./terminal-answers.js";
 

@@ -5,7 +5,7 @@ import type { SandboxedCommand } from "@venom/runtime";
 import * as pty from "node-pty";
 import type { CaptureOptions } from "./capture.js";
 import { foreground } from "./foreground.js";
-import type { KeyModes } from "./keys.js";
+import type { KeyModes } from "../shared/keys.js";
 import { OutputFilter } from "./output-filter.js";
 import { PipeProcess } from "./pipe-process.js";
 import { ptyStart } from "./pty-start.js";
