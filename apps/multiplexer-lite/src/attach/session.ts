@@ -429,7 +429,7 @@ export class AttachSession implements CommandHost {
   /** The key typed after the prefix runs the command line the prefix table binds to it; an unbound key does nothing, as in tmux. */
   async #command(key: string): Promise<void> {
     const line = this.#bindings.get(key);
-    // No overlay covers the pane when a key runs its command: the pane needs drawing again only if the command drew over it.
+    // No overlay covers the pane when a key runs its command: nothing needs drawing again unless the command draws.
     if (line !== undefined) await this.#run(line, false);
   }
 
