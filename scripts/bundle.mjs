@@ -33,7 +33,7 @@
 // list` paid to compile it.
 import { createHash } from "node:crypto";
 import { chmodSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { join, relative, sep } from "node:path";
+import { dirname, join, relative, sep } from "node:path";
 import { build } from "esbuild";
 
 const app = process.cwd();
@@ -42,11 +42,19 @@ const main = join(src, "main.ts");
 const dist = join(app, "dist");
 const workers = process.argv.slice(2).map((entry) => join(app, entry));
 
-/** `serve` requires the daemon's own bundle. */
+/** What the first pass writes for an import of the daemon (src/app.ts); the second makes it a path to dist/daemon.cjs. */
+const DAEMON = "venom-daemon-bundle";
+
+/**
+ * `serve` requires the daemon's own bundle, from whichever module of the CLI imports src/app.ts (the app's CliApp,
+ * main.ts or a module of its own): that module may land in a chunk, so the path is made in the second pass.
+ */
 const daemonApart = {
   name: "daemon-apart",
   setup(build) {
-    build.onResolve({ filter: /^\.\/app\.js$/ }, (args) => (args.importer === main ? { path: "./daemon.cjs", external: true } : undefined));
+    build.onResolve({ filter: /\/app\.js$/ }, (args) =>
+      join(args.resolveDir, args.path) === join(src, "app.js") ? { path: DAEMON, external: true } : undefined,
+    );
   },
 };
 
@@ -127,9 +135,14 @@ const define = { __VENOM_BUILD__: JSON.stringify(buildId.digest("hex").slice(0, 
 const cjsImports = {
   name: "cjs-imports",
   setup(build) {
-    build.onResolve({ filter: /.*/ }, (args) =>
-      args.kind === "entry-point" ? undefined : { path: args.path.replace(/^(\.\.?\/.*)\.js$/, "$1.cjs"), external: true },
-    );
+    build.onResolve({ filter: /.*/ }, (args) => {
+      if (args.kind === "entry-point") return undefined;
+      if (args.path === DAEMON) {
+        const from = join(dist, relative(scratch, dirname(args.importer)));
+        return { path: `./${relative(from, join(dist, "daemon.cjs")).split(sep).join("/")}`, external: true };
+      }
+      return { path: args.path.replace(/^(\.\.?\/.*)\.js$/, "$1.cjs"), external: true };
+    });
   },
 };
 // One build per output directory (dist/ and dist/chunks/), each with the banner that says where dist/ is from there.

@@ -1,19 +1,14 @@
 import type { ErrorObject } from "@venom/proto";
 import type { z } from "zod";
+import { fail } from "./failure.js";
 import { FRAME_LIMIT, type Reply } from "./wire-client.js";
 
-/** A requirement the daemon did not meet: a fail for a MUST, a warn for a SHOULD. */
-export class CheckFailure extends Error {
-  override readonly name = "CheckFailure";
-}
+// Where a check's failure is declared, below the wire client that fails a check too: one name for every check to import.
+export { CheckFailure, fail } from "./failure.js";
 
 /** The daemon's hello says the feature a check needs is absent (e.g. a tool without the argument it tests). */
 export class NotApplicable extends Error {
   override readonly name = "NotApplicable";
-}
-
-export function fail(message: string): never {
-  throw new CheckFailure(message);
 }
 
 export function expect(condition: unknown, message: string): asserts condition {

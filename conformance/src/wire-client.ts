@@ -8,7 +8,7 @@ import { EventEmitter } from "node:events";
 import { createConnection } from "node:net";
 import type { Readable, Writable } from "node:stream";
 import type { ErrorObject, RequestId } from "@venom/proto";
-import { fail } from "./verdict.js";
+import { fail } from "./failure.js";
 
 /** A JSON-RPC response the peer sent, with the size of its line in bytes. */
 export interface Reply {

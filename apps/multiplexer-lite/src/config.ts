@@ -1,6 +1,21 @@
 import { agentsSection } from "@venom/agents/config";
 import { configSection } from "@venom/runtime/config";
 import * as z from "zod";
+import { muxApp } from "./cli-app.js";
+import { bindingProblem } from "./commands/bindings.js";
+import { muxCommands } from "./commands/table.js";
+
+/**
+ * `[mux.bindings]`: KEY = "COMMAND LINE" rebinds a key of the prefix table (commands/bindings.ts), "" unbinds it. A key
+ * that is not one key, or a line the `:` prompt would refuse, is an error naming the key, when the file is loaded.
+ */
+const BindingsSchema = z.record(z.string(), z.string()).superRefine((bindings, ctx) => {
+  const commands = muxCommands(muxApp);
+  for (const [key, line] of Object.entries(bindings)) {
+    const problem = bindingProblem(muxApp, commands, key, line);
+    if (problem) ctx.addIssue({ code: "custom", path: [key], message: problem });
+  }
+});
 
 /** `[mux]` in config.toml (docs/venom-mux.md): venom-mux's own section, under its name. */
 export const muxSection = configSection(
@@ -23,6 +38,7 @@ export const muxSection = configSection(
       base_index: z.number().int().min(0).max(1_000_000).default(0),
       /** The status line at the bottom of an attached client (tmux's status option). */
       status: z.boolean().default(true),
+      bindings: BindingsSchema.default({}),
     })
     .prefault({}),
 );

@@ -1,2 +1,2 @@
 export { createMuxDaemon } from "./app.js";
-export type { MuxContext } from "./context.js";
+export type { MuxContext } from "./daemon/context.js";

@@ -1,16 +1,8 @@
 #!/usr/bin/env node
-import { type CliApp, type Program, runProgram } from "@venom/runtime/cli";
-import { cliCommand } from "./commands/command.js";
+import { type Program, runProgram } from "@venom/runtime/cli";
+import { muxApp as app } from "./cli-app.js";
+import { cliCommand } from "./commands/args.js";
 import { muxCommands } from "./commands/table.js";
-import { VERSION } from "./version.js";
-
-const app: CliApp = {
-  program: "venom-mux",
-  app: "mux",
-  version: VERSION,
-  loadDaemon: async () => (await import("./app.js")).daemonModule,
-  configSections: async () => (await import("./config.js")).muxSections,
-};
 
 /** venom-mux's CLI: its one command table (commands/table.ts), which the attached client's `:` prompt shares. */
 const program: Program = {

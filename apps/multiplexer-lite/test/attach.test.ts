@@ -7,9 +7,9 @@ import { describe, expect, it } from "vitest";
 import { AltScreenFilter } from "../src/attach/altscreen.js";
 import { cells } from "../src/attach/cells.js";
 import { PrefixReader, parsePrefix } from "../src/attach/keys.js";
-import { commandsOf } from "../src/attach/prompt-commands.js";
 import { StatusGuard } from "../src/attach/status-guard.js";
 import { statusText } from "../src/attach/status-line.js";
+import { commandsOf } from "../src/commands/command-line.js";
 import { endedAfterEach, type Mux, needsTmux } from "./started.js";
 import { Tmux } from "./tmux.js";
 
@@ -385,6 +385,33 @@ describe("venom-mux attach", () => {
     expect(await panes(d)).toHaveLength(2);
   });
 
+  it("checks a command's argument count and flags by one declaration: the CLI and the : prompt give the same error", async () => {
+    const d = await daemon();
+    await pane(d, "a", "pane-a-marker");
+    const errors = [
+      { cli: ["rename", "-t", "a"], prompt: "rename-window", error: "missing NAME" },
+      { cli: ["rename", "-t", "a", "x", "y"], prompt: "rename-window x y", error: "unexpected argument: y" },
+      { cli: ["kill", "-t", "a", "-Z"], prompt: "kill-pane -Z", error: "unknown flag -Z" },
+      { cli: ["next-window", "extra"], prompt: "next-window extra", error: "unexpected argument: extra" },
+    ];
+    for (const { cli: args, error } of errors) {
+      const result = mux(d, ...args);
+      expect(result.code, args.join(" ")).toBe(2);
+      expect(result.stderr.split("\n")[0]).toBe(`venom-mux ${args[0]}: ${error}`);
+    }
+    const tmux = terminal(d);
+    await attach(tmux, "a", ran("pane-a-marker"));
+    for (const { prompt, error } of errors) {
+      tmux.keys("C-b", ":");
+      tmux.type(prompt);
+      tmux.keys("Enter");
+      await tmux.waitFor((s) => s.includes(`${prompt.split(" ")[0]}: ${error}; usage:`));
+      tmux.keys("Escape");
+      await tmux.waitFor((s) => !s.includes(error));
+    }
+    expect((await panes(d)).map((p) => p.name)).toEqual(["a"]);
+  });
+
   it("stops the daemon with kill-server at the : prompt, ending with [server exited]", async () => {
     const d = await daemon();
     await pane(d, "a", "pane-a-marker");
@@ -547,6 +574,65 @@ describe("venom-mux attach", () => {
       expect(refused.code).toBe(1);
       expect(refused.stderr).toMatch(/config\.toml: key mux\.prefix: .*(XOFF|XON).*flow control/);
     }
+  });
+
+  it("runs the command a key is bound to in [mux.bindings], ignores an unbound key, and list-keys shows the table", async () => {
+    const config = [
+      "[mux.bindings]",
+      'K = "kill-pane"',
+      'x = ""',
+      'd = "new-window -d -n by-d -- sleep 300"',
+      'D = "detach-client"',
+      "",
+    ].join("\n");
+    const d = await daemon({ config });
+    await pane(d, "a", "pane-a-marker");
+    await pane(d, "b", "pane-b-marker");
+    const keys = mux(d, "list-keys");
+    expect(keys.code).toBe(0);
+    expect(keys.stdout).toMatch(/^bind-key -T prefix K +kill-pane$/m);
+    expect(keys.stdout).toMatch(/^bind-key -T prefix d +new-window -d -n by-d -- sleep 300$/m);
+    expect(keys.stdout).toMatch(/^bind-key -T prefix n +next-window$/m);
+    expect(keys.stdout).toMatch(/^bind-key -T prefix C-b +send-prefix$/m);
+    expect(keys.stdout).not.toMatch(/^bind-key -T prefix x /m);
+
+    const tmux = terminal(d);
+    tmux.enter("echo outer-marker");
+    await attach(tmux, "a", ran("pane-a-marker"));
+    // x is unbound: no kill-pane question, and what is typed next still reaches the pane.
+    tmux.keys("C-b", "x");
+    tmux.enter("echo after-x-$((4*4))");
+    await tmux.waitFor(ran("after-x-16"));
+    expect(tmux.screen()).not.toContain("(y/n)");
+    // d runs its new command instead of detaching.
+    tmux.keys("C-b", "d");
+    await tmux.waitFor(/new pane %2 by-d/);
+    await panesPoll(d, (list) => list.some((p) => p.name === "by-d"), "prefix d never ran its new command");
+    expect(tmux.screen()).not.toContain("[detached");
+    // K kills the pane shown, as kill-pane at the prompt does.
+    tmux.keys("C-b", "K");
+    await tmux.waitFor((s) => ran("pane-b-marker").test(s) && !s.includes("pane-a-marker"));
+    expect((await panes(d)).some((p) => p.name === "a")).toBe(false);
+    tmux.keys("C-b", "D");
+    await tmux.waitFor(/\[detached \(from pane %1\)\]/);
+  });
+
+  it("refuses a binding in [mux.bindings] that is not one key or not a command line the prompt runs, naming the key", async () => {
+    const config = [
+      "[mux.bindings]",
+      'Kx = "kill-pane"',
+      'F = "frobnicate"',
+      'G = "kill-pane -Z"',
+      'H = "capture-pane"',
+      'J = "new-window \\"unterminated"',
+      "",
+    ].join("\n");
+    const refused = daemon({ config });
+    await expect(refused).rejects.toThrow(/key mux\.bindings\.Kx: "Kx" is not one key/);
+    await expect(refused).rejects.toThrow(/key mux\.bindings\.F: unknown command: frobnicate/);
+    await expect(refused).rejects.toThrow(/key mux\.bindings\.G: kill-pane: unknown flag -Z/);
+    await expect(refused).rejects.toThrow(/key mux\.bindings\.H: capture-pane runs from a shell/);
+    await expect(refused).rejects.toThrow(/key mux\.bindings\.J: unterminated " quote/);
   });
 
   it("without a terminal, fails with a clear message and exit code 2", async () => {

@@ -12,7 +12,7 @@ import { afterAll, expect, it } from "vitest";
  * the Node launcher): a slower daemon, not a broken one. One lookup of each
  * kind is checked here, through the built daemon: a package's module (the
  * addon, packages/native) and an app's own file (the screen worker's bundle,
- * dist/screen-worker.cjs, next to the screen model's module). The helpers'
+ * dist/daemon/screen-worker.cjs, next to the screen model's module). The helpers'
  * lookups leave nothing a test could see once the program runs.
  */
 const ADDON = fileURLToPath(new URL("../../../packages/native/dist/peercred.node", import.meta.url));

@@ -1,6 +1,6 @@
 import xterm from "@xterm/headless";
 import { describe, expect, it } from "vitest";
-import { reuseEmptyLineMaps } from "../src/line-maps.js";
+import { reuseEmptyLineMaps } from "../src/daemon/line-maps.js";
 
 const write = (terminal: xterm.Terminal, data: string) => new Promise<void>((resolve) => terminal.write(data, resolve));
 

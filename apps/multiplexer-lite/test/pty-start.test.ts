@@ -4,12 +4,12 @@ import { ptyExecPath } from "@venom/native";
 import { cleanupAll, tempDir } from "@venom/testkit";
 import * as pty from "node-pty";
 import { afterAll, describe, expect, it } from "vitest";
-import { ptyStart } from "../src/pty-start.js";
+import { ptyStart } from "../src/daemon/pty-start.js";
 import { endedAfterEach, needsTmux } from "./started.js";
 import { poll, Tmux } from "./tmux.js";
 
 /**
- * How a pane's program starts on its pty (src/pty-start.ts), both ways: under
+ * How a pane's program starts on its pty (src/daemon/pty-start.ts), both ways: under
  * venom-pty-exec, and under the shell a build without a C compiler falls back
  * to. Each is spawned on a real pty as the pane spawns it.
  */

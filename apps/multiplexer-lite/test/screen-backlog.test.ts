@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 // The built module: its screen worker is a thread started from the bundled screen-worker.cjs beside it.
-import { ScreenModel } from "../dist/screen-model.js";
+import { ScreenModel } from "../dist/daemon/screen-model.js";
 
 const opened: ScreenModel[] = [];
 afterEach(() => {

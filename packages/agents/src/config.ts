@@ -1,7 +1,7 @@
 import { AgentNameSchema, isStartUpVar } from "@venom/proto";
 import { configSection, EnvNameSchema, SandboxModeSchema, SandboxNarrowingSchema } from "@venom/runtime/config";
 import * as z from "zod";
-import { AGENTS_SECTION } from "./vars.js";
+import { AGENTS_SECTION } from "./section.js";
 
 /**
  * `[agents.NAME]`: adds an agent or overrides a built-in adapter's fields

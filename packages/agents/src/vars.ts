@@ -1,9 +1,7 @@
 import { sectionOf } from "@venom/runtime/cli";
 import type { Config } from "@venom/runtime/config";
 import type { AgentConfig } from "./config.js";
-
-/** The key of the `[agents]` section (agentsSection, in "@venom/agents/config"). */
-export const AGENTS_SECTION = "agents";
+import { AGENTS_SECTION } from "./section.js";
 
 /** `[agents]` as the program loaded it (with agentsSection registered); read without zod. */
 export function agentsOf(config: Config): Record<string, AgentConfig> {

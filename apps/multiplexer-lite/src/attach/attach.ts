@@ -1,24 +1,7 @@
-import { type CliApp, Exit, loadUserConfigMemo, sectionOf, type VenomHome } from "@venom/runtime/cli";
-import type { MuxConfig } from "../config.js";
-import { PrefixError, parsePrefix } from "./keys.js";
+import { type CliApp, Exit, type VenomHome } from "@venom/runtime/cli";
 import { AttachSession, NestingRefused } from "./session.js";
+import { clientSettings } from "./settings.js";
 import { OuterTerminal } from "./terminal.js";
-
-/**
- * What the user's config.toml says about the attached client: the prefix key (`[mux] prefix`, default C-b; a bad one
- * is an error naming the file and key) and whether to show the status line (`[mux] status`, default on).
- */
-export async function clientSettings(app: CliApp, home: VenomHome): Promise<{ prefix: string; status: boolean }> {
-  // Through the memo: the configuration's zod schemas are loaded only when config.toml changed (config-memo.ts).
-  // [mux] is under the app's name (config.ts).
-  const mux = sectionOf<MuxConfig>(await loadUserConfigMemo(home, app), app.app);
-  try {
-    return { prefix: parsePrefix(mux.prefix), status: mux.status };
-  } catch (error) {
-    if (error instanceof PrefixError) throw new Error(`${home.configFile}: key mux.prefix: ${error.message}`);
-    throw error;
-  }
-}
 
 /**
  * Attach this terminal to a pane until the user detaches (prefix d), the last

@@ -54,7 +54,7 @@ export class Prompt implements Overlay {
   }
 }
 
-/** A yes/no question on the bottom line (tmux's confirm-before): `y` runs the command, any other key cancels. */
+/** A yes/no question on the bottom line, shown as asked (tmux's confirm-before): `y` runs the command, any other key cancels. */
 export class Confirm implements Overlay {
   constructor(
     readonly question: string,
@@ -62,7 +62,7 @@ export class Confirm implements Overlay {
   ) {}
 
   render(cols: number, rows: number): string {
-    return bottomLine(cols, rows, `${this.question} (y/n)`, true);
+    return bottomLine(cols, rows, this.question, true);
   }
 
   key(key: string): OverlayResult {

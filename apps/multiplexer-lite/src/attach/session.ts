@@ -2,14 +2,17 @@ import { basename } from "node:path";
 import { StringDecoder } from "node:string_decoder";
 import type { PaneInfo } from "@venom/proto";
 import { type CliApp, RpcClosed, type VenomClient, type VenomHome } from "@venom/runtime/cli";
-import { insideOwnPane } from "../nesting.js";
+import { keyBytes } from "../commands/bindings.js";
+import type { CommandHost, CommandOutcome } from "../commands/command.js";
+import { runPromptCommand } from "../commands/command-line.js";
+import { insideOwnPane } from "../shared/nesting.js";
 import { Chooser } from "./chooser.js";
 import { connectAttached } from "./connection.js";
 import { PaneDisplay, type StatusBar } from "./display.js";
 import { keyLength, PrefixReader } from "./keys.js";
 import { Message, type Overlay } from "./overlay.js";
 import { Confirm, Prompt } from "./prompt.js";
-import { type CommandHost, type CommandOutcome, runPromptCommand } from "./prompt-commands.js";
+import type { ClientSettings } from "./settings.js";
 import { renderStatus, statusText } from "./status-line.js";
 import type { OuterTerminal } from "./terminal.js";
 
@@ -61,6 +64,8 @@ export class AttachSession implements CommandHost {
   #early: PaneEvent[] = [];
   readonly #display: PaneDisplay;
   readonly #reader: PrefixReader;
+  /** The prefix table: the bytes of the key after the prefix, and the command line it runs (commands/bindings.ts). */
+  readonly #bindings: Map<string, string>;
   readonly #decoder = new StringDecoder("utf8");
   #overlay: Overlay | undefined;
   #queue: Promise<void> = Promise.resolve();
@@ -84,10 +89,11 @@ export class AttachSession implements CommandHost {
     readonly app: CliApp,
     private readonly home: VenomHome,
     private readonly terminal: OuterTerminal,
-    settings: { prefix: string; status: boolean; exitWithPane?: boolean },
+    settings: Pick<ClientSettings, "prefix" | "status" | "bindings"> & { exitWithPane?: boolean },
   ) {
     this.#exitWithPane = settings.exitWithPane === true;
     this.#reader = new PrefixReader(settings.prefix);
+    this.#bindings = new Map(settings.bindings.map(({ key, command }) => [keyBytes(key) as string, command]));
     this.#status = settings.status;
     this.#display = new PaneDisplay(terminal, () => this.#live && !this.#overlay, settings.status ? this.#statusBar() : undefined);
   }
@@ -339,7 +345,7 @@ export class AttachSession implements CommandHost {
     else this.#message("no last pane");
   }
 
-  async #selectIndex(index: number): Promise<void> {
+  async selectIndex(index: number): Promise<void> {
     const pane = (await this.#running()).find((p) => p.index === index);
     if (!pane) this.#message(`no pane with index ${index}`);
     else if (pane.id !== this.#pane?.id) await this.switchTo(pane.id);
@@ -404,36 +410,27 @@ export class AttachSession implements CommandHost {
     void this.client.request("pane/send", { target: this.#pane.id, data }).catch(() => undefined);
   }
 
-  /** The key typed after the prefix (tmux's default bindings, where venom-mux has the same thing). */
+  sendPrefix(): void {
+    this.#send(this.#reader.prefix);
+  }
+
+  commandPrompt(label: string, initial: string, toLine: (text: string) => string): void {
+    this.#open(new Prompt(label, initial, toLine));
+  }
+
+  confirm(question: string, line: string): void {
+    this.#open(new Confirm(question, line));
+  }
+
+  async choosePane(): Promise<void> {
+    this.#open(new Chooser(await this.#running(), this.#pane?.id));
+  }
+
+  /** The key typed after the prefix runs the command line the prefix table binds to it; an unbound key does nothing, as in tmux. */
   async #command(key: string): Promise<void> {
-    if (key === this.#reader.prefix) return this.#send(key);
-    switch (key) {
-      case "d":
-        return this.detach();
-      case "n":
-        return this.cycle(1);
-      case "p":
-        return this.cycle(-1);
-      case "l":
-        return this.last();
-      case "w":
-      case "s":
-        return this.#open(new Chooser(await this.#running(), this.#pane?.id));
-      case ":":
-        return this.#open(new Prompt(":"));
-      case ",":
-        return this.#open(
-          new Prompt("(rename-window) ", this.#pane?.name ?? "", (name) => `rename-window -- "${name.replace(/["\\]/g, "\\$&")}"`),
-        );
-      case "c":
-        return this.#run("new-window");
-      case "x":
-        if (this.#pane) this.#open(new Confirm(`kill-pane ${this.#pane.id}?`, `kill-pane -t ${this.#pane.id}`));
-        return;
-      default:
-        if (/^[0-9]$/.test(key)) return this.#selectIndex(Number(key));
-      // Any other key after the prefix does nothing, as in tmux.
-    }
+    const line = this.#bindings.get(key);
+    // No overlay covers the pane when a key runs its command: nothing needs drawing again unless the command draws.
+    if (line !== undefined) await this.#run(line, false);
   }
 
   // ── overlays ───────────────────────────────────────────────────────────
@@ -468,8 +465,11 @@ export class AttachSession implements CommandHost {
     }
   }
 
-  /** Run a prompt command; redraw the pane unless the command did, then show what it had to say. */
-  async #run(line: string): Promise<void> {
+  /**
+   * Run a command line; redraw the pane (when an overlay covered it: `covered`) unless the command did, then show what
+   * it had to say.
+   */
+  async #run(line: string, covered = true): Promise<void> {
     let outcome: CommandOutcome;
     try {
       outcome = await runPromptCommand(this, line);
@@ -478,7 +478,7 @@ export class AttachSession implements CommandHost {
       outcome = { message: describe(error) };
     }
     if (this.#finished) return;
-    if (!outcome.drew) await this.#refresh();
+    if (covered && !outcome.drew) await this.#refresh();
     if (outcome.message) this.#message(outcome.message);
   }
 

@@ -1,6 +1,6 @@
 import { type CliApp, UsageError } from "@venom/runtime/cli";
+import { promptTarget } from "./args.js";
 import type { MuxCommand } from "./command.js";
-import { promptTarget, takeTarget, targetOption } from "./target.js";
 
 /** tmux `attach`: this terminal shows a pane and types into it until prefix d (default prefix C-b). */
 export function attachCommand(app: CliApp): MuxCommand {
@@ -12,18 +12,19 @@ export function attachCommand(app: CliApp): MuxCommand {
       "attach [--exit-with-pane] [-t] [TARGET]   (no target: the newest running pane)\n\n" +
       "When the pane's program exits you move to the last or next running pane; with --exit-with-pane, attach ends there ([exited]).\n" +
       "After the prefix (C-b, or [mux] prefix in config.toml): d detach, n/p next/previous pane, 0-9 pane by index,\n" +
-      "l last pane, w choose a pane, c new pane, x kill the pane, , rename it, : command prompt, the prefix again sends it.\n" +
+      "l last pane, w choose a pane, c new pane, x kill the pane, , rename it, : command prompt, the prefix again sends it;\n" +
+      "list-keys lists them as bound ([mux.bindings] in config.toml changes them).\n" +
       "The status line below the pane lists the panes ([mux] status = false turns it off).",
     management: false,
     target: "pane",
-    options: { ...targetOption, "exit-with-pane": { type: "boolean" } },
+    targetOptional: true,
+    args: { max: 0 },
+    options: { "exit-with-pane": { type: "boolean" } },
     async execute(run) {
       if (run.json) throw new UsageError("attach is interactive; --json is not supported (use ls --json or capture --json)");
-      const target = run.values.target !== undefined || run.positionals.length > 0 ? takeTarget(run) : undefined;
-      if (target && target.rest.length > 0) throw new UsageError(`unexpected argument: ${target.rest[0]}`);
       // Loaded here: the attached client (and the configuration it reads) is not worth the start time of ls, send or capture.
       const { attachTo } = await import("../attach/attach.js");
-      return attachTo(app, run.home, target?.target, { exitWithPane: run.values["exit-with-pane"] === true });
+      return attachTo(app, run.home, run.target, { exitWithPane: run.values["exit-with-pane"] === true });
     },
     async prompt(host, run) {
       // tmux's attach-session at the prompt moves this client to the session named.

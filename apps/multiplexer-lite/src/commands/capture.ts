@@ -2,7 +2,6 @@ import { terminalSafe } from "@venom/proto";
 import { type CliApp, Exit, UsageError } from "@venom/runtime/cli";
 import { withMux } from "./client.js";
 import type { MuxCommand } from "./command.js";
-import { takeTarget, targetOption } from "./target.js";
 
 /** A tmux line number: an integer, or `-` for the start of history (-S) or the last visible line (-E). */
 function lineNumber(value: string | undefined, dash: number | undefined, flag: string): number | undefined {
@@ -24,8 +23,8 @@ export function captureCommand(app: CliApp): MuxCommand {
       "line of the screen (-E); a reversed range is swapped. As tmux: trailing spaces are trimmed unless -N or -J.",
     management: false,
     target: "pane",
+    args: { max: 0 },
     options: {
-      ...targetOption,
       start: { type: "string", short: "S" },
       end: { type: "string", short: "E" },
       escapes: { type: "boolean", short: "e" },
@@ -34,7 +33,7 @@ export function captureCommand(app: CliApp): MuxCommand {
       print: { type: "boolean", short: "p" },
     },
     async execute(run) {
-      const { target } = takeTarget(run);
+      const target = run.target as string;
       const start = lineNumber(run.values.start as string | undefined, -Number.MAX_SAFE_INTEGER, "-S");
       const end = lineNumber(run.values.end as string | undefined, undefined, "-E");
       const { text } = await withMux(app, run, (client) =>

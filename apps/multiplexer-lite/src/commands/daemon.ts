@@ -13,6 +13,8 @@ export function muxDaemonCommands(app: CliApp): MuxCommand[] {
     ...command,
     aliases: ALIASES[command.name] ?? [],
     target: "none" as const,
+    // The runtime's own commands read their arguments themselves.
+    args: {},
     ...(command.name === "stop"
       ? {
           async prompt(host) {

@@ -9,6 +9,7 @@ export function detachClientCommand(): MuxCommand {
     usage: "detach-client",
     management: false,
     target: "none",
+    args: { max: 0 },
     async prompt(host) {
       host.detach();
       return { drew: true };

@@ -1,7 +1,7 @@
 import { type CliApp, Exit } from "@venom/runtime/cli";
+import { promptTarget } from "./args.js";
 import { withMux } from "./client.js";
 import type { MuxCommand } from "./command.js";
-import { promptTarget, takeTarget, targetOption } from "./target.js";
 
 /** tmux `kill-pane`: the pane's whole process group ends (HUP and TERM, then KILL after 2 s to what remains). */
 export function killCommand(app: CliApp): MuxCommand {
@@ -12,10 +12,9 @@ export function killCommand(app: CliApp): MuxCommand {
     usage: "kill [-t] TARGET   (at the : prompt: kill-pane [-t TARGET], the pane shown by default)",
     management: false,
     target: "pane",
-    options: targetOption,
+    args: { max: 0 },
     async execute(run) {
-      const { target } = takeTarget(run);
-      const result = await withMux(app, run, (client) => client.request("pane/kill", { target }));
+      const result = await withMux(app, run, (client) => client.request("pane/kill", { target: run.target as string }));
       if (run.json) run.io.out(JSON.stringify(result));
       return Exit.ok;
     },

@@ -9,6 +9,7 @@ export function lastWindowCommand(): MuxCommand {
     usage: "last-window",
     management: false,
     target: "none",
+    args: { max: 0 },
     async prompt(host) {
       await host.last();
       return { drew: true };

@@ -18,6 +18,7 @@ export function lsCommand(app: CliApp): MuxCommand {
     usage: "ls",
     management: false,
     target: "none",
+    args: { max: 0 },
     async execute(run) {
       const { json, io } = run;
       // Printed as text, a pane is what the table knows: the listing does not ask the screen or /proc (--json does).

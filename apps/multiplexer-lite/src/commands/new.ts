@@ -1,9 +1,9 @@
 import type { PaneNewParamsSchema } from "@venom/proto";
-import { type CliApp, type CommandRun, Exit, startIn, UsageError } from "@venom/runtime/cli";
+import { type CliApp, Exit, startIn, UsageError } from "@venom/runtime/cli";
 import type { z } from "zod";
-import { insideOwnPane } from "../nesting.js";
+import { insideOwnPane } from "../shared/nesting.js";
 import { withMux } from "./client.js";
-import type { MuxCommand } from "./command.js";
+import type { CommandArgs, MuxCommand } from "./command.js";
 
 type PaneNewParams = z.input<typeof PaneNewParamsSchema>;
 
@@ -20,6 +20,7 @@ export function newCommand(app: CliApp): MuxCommand {
       "At the : prompt (new-window) the new pane is shown unless -d.",
     management: false,
     target: "none",
+    args: { name: "ARGV" },
     options: {
       detached: { type: "boolean", short: "d" },
       name: { type: "string", short: "n" },
@@ -31,14 +32,14 @@ export function newCommand(app: CliApp): MuxCommand {
       y: { type: "string", short: "y" },
     },
     async execute(run) {
-      const { home, json, io, values, positionals } = run;
+      const { home, json, io, values, args } = run;
       const size = { cols: process.stdout.columns ?? 80, rows: process.stdout.rows ?? 24 };
       const terminal = !values.detached && !json && process.stdin.isTTY === true && process.stdout.isTTY === true;
       let nested = false;
       const pane = await withMux(app, run, (client) => {
         // Inside one of this daemon's own panes, attaching would nest panes in themselves: create it detached instead.
         nested = insideOwnPane(client.hello.instance);
-        return client.request("pane/new", paneParams({ values, positionals }, client.hello.workspace, size));
+        return client.request("pane/new", paneParams({ values, args }, client.hello.workspace, size));
       });
       if (terminal && !nested) return (await import("../attach/attach.js")).attachToPane(app, home, pane.id);
       if (terminal) io.err(`${app.program}: created ${pane.id} detached: this terminal is one of its panes (switch with prefix n, p or w)`);
@@ -57,13 +58,13 @@ export function newCommand(app: CliApp): MuxCommand {
 
 /** What `new` asks the daemon for, from the command line, the daemon's workspace and the size of the terminal it was typed in. */
 function paneParams(
-  { values, positionals }: Pick<CommandRun, "values" | "positionals">,
+  { values, args }: Pick<CommandArgs, "values" | "args">,
   workspace: string | null,
   size: { cols: number; rows: number },
 ): PaneNewParams {
   const name = (values.name ?? values.session) as string | undefined;
   return {
-    ...(positionals.length > 0 ? { argv: positionals } : {}),
+    ...(args.length > 0 ? { argv: args } : {}),
     ...(name ? { name } : {}),
     ...startIn(values.cwd as string | undefined, workspace),
     ...(values.delegated ? { envPolicy: "delegated" as const } : {}),

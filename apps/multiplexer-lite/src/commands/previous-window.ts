@@ -9,6 +9,7 @@ export function previousWindowCommand(): MuxCommand {
     usage: "previous-window",
     management: false,
     target: "none",
+    args: { max: 0 },
     async prompt(host) {
       await host.cycle(-1);
       return { drew: true };

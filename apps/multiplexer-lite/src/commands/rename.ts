@@ -1,8 +1,7 @@
-import { type CliApp, Exit, UsageError } from "@venom/runtime/cli";
-import { CommandError } from "../attach/prompt-commands.js";
+import { type CliApp, Exit } from "@venom/runtime/cli";
+import { promptTarget } from "./args.js";
 import { withMux } from "./client.js";
 import type { MuxCommand } from "./command.js";
-import { promptTarget, takeTarget, targetOption } from "./target.js";
 
 /** tmux `rename-window`. */
 export function renameCommand(app: CliApp): MuxCommand {
@@ -13,18 +12,15 @@ export function renameCommand(app: CliApp): MuxCommand {
     usage: "rename [-t] TARGET NAME   (at the : prompt: rename-window [-t TARGET] NAME, the pane shown by default)",
     management: false,
     target: "pane",
-    options: targetOption,
+    args: { min: 1, max: 1, name: "NAME" },
     async execute(run) {
-      const { target, rest } = takeTarget(run);
-      const [name, ...extra] = rest;
-      if (!name || extra.length > 0) throw new UsageError("give exactly one new name");
-      const pane = await withMux(app, run, (client) => client.request("pane/rename", { target, name }));
+      const [name] = run.args as [string];
+      const pane = await withMux(app, run, (client) => client.request("pane/rename", { target: run.target as string, name }));
       if (run.json) run.io.out(JSON.stringify(pane));
       return Exit.ok;
     },
     async prompt(host, run) {
-      const [name, ...extra] = run.positionals;
-      if (!name || extra.length > 0) throw new CommandError("usage: rename-window [-t TARGET] NAME");
+      const [name] = run.args as [string];
       const pane = await host.client.request("pane/rename", { target: promptTarget(host, run), name });
       if (host.pane && pane.id === host.pane.id) host.pane.name = pane.name;
       return {};

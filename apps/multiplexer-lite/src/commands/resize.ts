@@ -1,7 +1,6 @@
 import { type CliApp, Exit, UsageError } from "@venom/runtime/cli";
 import { withMux } from "./client.js";
 import type { MuxCommand } from "./command.js";
-import { takeTarget, targetOption } from "./target.js";
 
 /** tmux `resize-pane -x COLS -y ROWS`; the program in the pane gets SIGWINCH. */
 export function resizeCommand(app: CliApp): MuxCommand {
@@ -12,9 +11,10 @@ export function resizeCommand(app: CliApp): MuxCommand {
     usage: "resize [-t] TARGET -x COLS -y ROWS",
     management: false,
     target: "pane",
-    options: { ...targetOption, x: { type: "string", short: "x" }, y: { type: "string", short: "y" } },
+    args: { max: 0 },
+    options: { x: { type: "string", short: "x" }, y: { type: "string", short: "y" } },
     async execute(run) {
-      const { target } = takeTarget(run);
+      const target = run.target as string;
       const cols = Number(run.values.x);
       const rows = Number(run.values.y);
       if (!Number.isInteger(cols) || !Number.isInteger(rows)) throw new UsageError("give -x COLS and -y ROWS as whole numbers");

@@ -1,6 +1,5 @@
-import { CommandError } from "../attach/prompt-commands.js";
+import { promptTarget } from "./args.js";
 import type { MuxCommand } from "./command.js";
-import { targetOption } from "./target.js";
 
 /** tmux `select-window -t TARGET`: show another pane in this attached client. */
 export function selectWindowCommand(): MuxCommand {
@@ -11,11 +10,12 @@ export function selectWindowCommand(): MuxCommand {
     usage: "select-window -t TARGET",
     management: false,
     target: "pane",
-    options: targetOption,
+    args: { max: 0 },
     async prompt(host, run) {
-      const target = run.values.target;
-      if (typeof target !== "string" || run.positionals.length > 0) throw new CommandError("usage: select-window -t TARGET");
-      await host.switchTo(target);
+      const target = promptTarget(host, run);
+      // A bare index (the digit keys' binding) is among the running panes, as the status line numbers them.
+      if (/^\d+$/.test(target)) await host.selectIndex(Number(target));
+      else await host.switchTo(target);
       return { drew: true };
     },
   };

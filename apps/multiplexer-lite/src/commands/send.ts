@@ -1,8 +1,8 @@
 import { type CliApp, type CommandRun, Exit, UsageError } from "@venom/runtime/cli";
-import { malformedKey, parseKey } from "../keys.js";
+import { malformedKey, parseKey } from "../shared/keys.js";
+import { promptTarget } from "./args.js";
 import { withMux } from "./client.js";
 import type { MuxCommand } from "./command.js";
-import { promptTarget, takeTarget, targetOption } from "./target.js";
 
 /**
  * tmux `send-keys`: arguments that are key names (Enter, C-c, Up, F5, NPage…) are keys, encoded by the daemon for the
@@ -23,20 +23,21 @@ export function sendCommand(app: CliApp): MuxCommand {
       "At the : prompt (send-keys [-t TARGET] …) it types into the pane shown unless -t.",
     management: false,
     target: "pane",
+    args: { name: "TEXT|KEY" },
     options: {
-      ...targetOption,
       enter: { type: "boolean" },
       literal: { type: "boolean", short: "l" },
       paste: { type: "boolean", short: "p" },
     },
     async execute(run) {
-      const { target, rest } = takeTarget(run);
-      const result = await withMux(app, run, (client) => client.request("pane/send", sendParams(target, rest, run.values)));
+      const result = await withMux(app, run, (client) =>
+        client.request("pane/send", sendParams(run.target as string, run.args, run.values)),
+      );
       if (run.json) run.io.out(JSON.stringify(result));
       return Exit.ok;
     },
     async prompt(host, run) {
-      await host.client.request("pane/send", sendParams(promptTarget(host, run), run.positionals, run.values));
+      await host.client.request("pane/send", sendParams(promptTarget(host, run), run.args, run.values));
       return {};
     },
   };

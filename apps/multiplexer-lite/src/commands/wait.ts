@@ -3,7 +3,6 @@ import type { PaneInfo } from "@venom/proto";
 import { type CliApp, Exit, ProgramExit, UsageError, type VenomClient } from "@venom/runtime/cli";
 import { withMux } from "./client.js";
 import type { MuxCommand } from "./command.js";
-import { takeTarget, targetOption } from "./target.js";
 
 /** Exit code when the timeout passed first (as timeout(1)). */
 const TIMED_OUT = 124;
@@ -28,15 +27,15 @@ export function waitCommand(app: CliApp): MuxCommand {
       "--timeout: 124 when it passes first.",
     management: false,
     target: "pane",
+    args: { max: 0 },
     options: {
-      ...targetOption,
       timeout: { type: "string" },
       for: { type: "string" },
       quiet: { type: "string" },
       exit: { type: "boolean" },
     },
     async execute(run) {
-      const { target } = takeTarget(run);
+      const target = run.target as string;
       const timeout = run.values.timeout === undefined ? undefined : Number(run.values.timeout);
       if (timeout !== undefined && !(timeout > 0)) throw new UsageError("--timeout must be a positive number of seconds");
       const chosen = ["for", "quiet", "exit"].filter((flag) => run.values[flag] !== undefined);

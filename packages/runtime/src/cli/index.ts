@@ -11,7 +11,7 @@ export * from "../rpc.js";
 export * from "../socket-probe.js";
 export * from "./app.js";
 export { callCommand } from "./commands/call.js";
-export { connectCli } from "./commands/connect.js";
+export { connectCli, NotRunning } from "./commands/connect.js";
 export { restartCommand } from "./commands/restart.js";
 export { serveCommand } from "./commands/serve.js";
 export { startCommand } from "./commands/start.js";

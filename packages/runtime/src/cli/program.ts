@@ -3,6 +3,7 @@ import { ErrorCode, parseMarkers, terminalSafe } from "@venom/proto";
 import { VenomHome } from "../home.js";
 import { SANDBOX_HELP } from "../notices.js";
 import { RpcRemoteError } from "../rpc.js";
+import { NotRunning } from "./commands/connect.js";
 import { CliConnections } from "./connections.js";
 
 /** Exit codes scripts can trust. */
@@ -59,12 +60,6 @@ export class ProgramExit {
 }
 
 export class UsageError extends Error {}
-/** Nothing answers on the app's socket: says where it looked and how to start the daemon. */
-export class NotRunning extends Error {
-  constructor(program: string, socket: string) {
-    super(`no ${program} daemon is running on ${socket}; \`${program} start\` starts one`);
-  }
-}
 
 const globalOptions = { json: { type: "boolean" }, help: { type: "boolean", short: "h" } } as const;
 

@@ -2,8 +2,14 @@ import { type ClientOptions, VenomClient } from "../../client.js";
 import type { VenomHome } from "../../home.js";
 import type { CliApp } from "../app.js";
 import { terminalGate } from "../gate.js";
-import { NotRunning } from "../program.js";
 import { cliChecks } from "../replies.js";
+
+/** Nothing answers on the app's socket: says where it looked and how to start the daemon. */
+export class NotRunning extends Error {
+  constructor(program: string, socket: string) {
+    super(`no ${program} daemon is running on ${socket}; \`${program} start\` starts one`);
+  }
+}
 
 /** Connect a CLI command to its app's daemon; approvals go to the terminal when there is one. */
 export async function connectCli(

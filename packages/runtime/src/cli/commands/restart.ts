@@ -1,8 +1,8 @@
 import { START_TIMEOUT_MS } from "../../daemon-start.js";
 import type { VenomHome } from "../../home.js";
 import type { CliApp } from "../app.js";
-import { type Command, Exit, NotRunning } from "../program.js";
-import { connectCli } from "./connect.js";
+import { type Command, Exit } from "../program.js";
+import { connectCli, NotRunning } from "./connect.js";
 
 const POLL_MS = 20;
 

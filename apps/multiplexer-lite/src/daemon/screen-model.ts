@@ -1,6 +1,6 @@
 import { Worker } from "node:worker_threads";
+import type { KeyModes } from "../shared/keys.js";
 import type { CaptureOptions } from "./capture.js";
-import type { KeyModes } from "./keys.js";
 import type { FromWorker, ScreenState, ToWorker, WorkerReply } from "./screen-worker.js";
 
 /**

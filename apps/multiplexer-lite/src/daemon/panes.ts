@@ -33,7 +33,7 @@ import {
   writeRecord,
 } from "@venom/runtime";
 import type { z } from "zod";
-import { type MuxConfig, muxSection } from "./config.js";
+import { type MuxConfig, muxSection } from "../config.js";
 import { Pane } from "./pane.js";
 
 export interface PaneTableHost {

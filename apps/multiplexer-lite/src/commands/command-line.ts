@@ -1,34 +1,7 @@
-import type { PaneInfo } from "@venom/proto";
-import { type CliApp, parseCommandArgs, type VenomClient } from "@venom/runtime/cli";
-import type { PromptRun } from "../commands/command.js";
-import { findCommand, muxCommands } from "../commands/table.js";
-
-/** What the `:` prompt's commands may do to the attached client. */
-export interface CommandHost {
-  readonly app: CliApp;
-  readonly client: VenomClient;
-  /** The pane this client shows. */
-  readonly pane: PaneInfo | undefined;
-  /** The size a pane shown here has (the terminal's, less the status line). */
-  size(): { cols: number; rows: number };
-  /** Attach another pane (by id, name or index) in place of the current one. */
-  switchTo(target: string): Promise<void>;
-  cycle(direction: 1 | -1): Promise<void>;
-  last(): Promise<void>;
-  detach(): void;
-  /** The current pane is gone: attach the next running one, or detach with [exited]. */
-  leave(pane: PaneInfo): Promise<void>;
-  /** daemon/stop; the client ends with [server exited] once the daemon is gone. */
-  stopServer(): Promise<void>;
-}
-
-/** What a command did: whether it already drew the screen (switched panes, detached), and what to tell the user. */
-export interface CommandOutcome {
-  drew?: boolean;
-  message?: string;
-}
-
-export class CommandError extends Error {}
+import type { CliApp } from "@venom/runtime/cli";
+import { promptArgs } from "./args.js";
+import { type CommandArgs, CommandError, type CommandHost, type CommandOutcome, type MuxCommand } from "./command.js";
+import { findCommand, muxCommands } from "./table.js";
 
 /**
  * Split a command line into the commands of a sequence, as tmux's prompt
@@ -84,29 +57,42 @@ function tokens(line: string): { word: string; bare: boolean }[] {
  */
 export async function runPromptCommand(host: CommandHost, line: string): Promise<CommandOutcome> {
   const outcome: CommandOutcome = {};
-  for (const command of commandsOf(line)) {
-    const { drew, message } = await runOne(host, command);
+  for (const words of commandsOf(line)) {
+    const { drew, message } = await runOne(host, words);
     if (drew) outcome.drew = true;
     if (message) outcome.message = message;
   }
   return outcome;
 }
 
-async function runOne(host: CommandHost, [name, ...args]: string[]): Promise<CommandOutcome> {
-  if (name === undefined) return {};
-  const commands = muxCommands(host.app);
-  const command = findCommand(commands, name);
-  const usage = (c: typeof command) => c?.usage.split("\n")[0];
+async function runOne(host: CommandHost, words: string[]): Promise<CommandOutcome> {
+  const { command, run } = resolveCommand(host.app, muxCommands(host.app), words);
+  return (command.prompt as NonNullable<MuxCommand["prompt"]>)(host, run);
+}
+
+/** Check a command line as the prompt would before running it (a binding in config.toml): a CommandError says what is wrong. */
+export function checkCommandLine(app: CliApp, commands: readonly MuxCommand[], line: string): void {
+  const sequence = commandsOf(line);
+  if (sequence.length === 0) throw new CommandError("no command");
+  for (const words of sequence) resolveCommand(app, commands, words);
+}
+
+/** The prompt's command `words` names and its parsed arguments; a CommandError names what is wrong. */
+function resolveCommand(
+  app: CliApp,
+  commands: readonly MuxCommand[],
+  [name, ...args]: string[],
+): { command: MuxCommand; run: CommandArgs } {
+  const command = name === undefined ? undefined : findCommand(commands, name);
+  const usage = (c: MuxCommand) => c.usage.split("\n")[0];
   if (!command) {
     const here = commands.filter((c) => c.prompt).map((c) => c.aliases?.find((a) => a.includes("-")) ?? c.name);
     throw new CommandError(`unknown command: ${name} (here: ${here.join(", ")})`);
   }
-  if (!command.prompt) throw new CommandError(`${name} runs from a shell: ${host.app.program} ${usage(command)}`);
-  let parsed: PromptRun;
+  if (!command.prompt) throw new CommandError(`${name} runs from a shell: ${app.program} ${usage(command)}`);
   try {
-    parsed = parseCommandArgs(args, command.options ?? {});
+    return { command, run: promptArgs(command, args) };
   } catch (error) {
     throw new CommandError(`${name}: ${(error as Error).message}; usage: ${usage(command)}`);
   }
-  return command.prompt(host, parsed);
 }

@@ -1,0 +1,2 @@
+/** The key of the `[agents]` section (agentsSection, in "@venom/agents/config"). */
+export const AGENTS_SECTION = "agents";
