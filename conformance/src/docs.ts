@@ -1,3 +1,4 @@
+import { wrapMarkdown } from "@venom/proto";
 import { type Check, type Quote, SOURCES } from "./check.js";
 import { type Answer, LEDGER, REASONS } from "./ledger.js";
 import { CHECKS } from "./registry.js";
@@ -130,5 +131,5 @@ export function renderDocs(): string {
     }
     lines.push("");
   }
-  return `${lines.join("\n").trimEnd()}\n`;
+  return `${wrapMarkdown(lines.join("\n")).trimEnd()}\n`;
 }

@@ -57,21 +57,21 @@ describe("venom-orch: ACP agents (a client that grants nothing)", () => {
     client.close();
   });
 
-  it("an agent's flood of tool calls reaches the person as at most 20 progress lines a second, the rest counted", async () => {
+  it("an agent's flood of tool calls reaches the person throttled: every call shown or counted in a 'not shown' line", async () => {
     const lines: string[] = [];
     const onEvent = (method: string, params: unknown) => {
       const detail = (params as { detail?: string }).detail;
       if (method === "event/agent" && /tool read|tool calls not shown/.test(detail ?? "")) lines.push(detail as string);
     };
     const { client } = await stack.person(undefined, { onEvent });
-    const started = Date.now();
     const result = await client.callTool("agent", { agent: "fake", prompt: "toolflood 3000" });
-    const seconds = Math.ceil((Date.now() - started) / 1000);
     expect(result.content).toContain("toolflood: 3000 sent");
-    expect(lines.length).toBeGreaterThan(0);
-    expect(lines.length).toBeLessThanOrEqual(20 * (seconds + 1) + 1);
-    // Throttled (test/throttle.test.ts says how): far fewer lines than calls, and what was not shown said so.
-    expect(lines.some((line) => /^\(\d+ more tool calls not shown\)/.test(line))).toBe(true);
+    // Throttled (test/throttle.test.ts proves the rate on a clock of its own): some calls shown, the rest counted in
+    // "(N more tool calls not shown)" (alone, or before the next line shown), and each of the 3000 is shown or counted.
+    const shown = lines.filter((line) => /tool read/.test(line)).length;
+    const hidden = lines.reduce((sum, line) => sum + Number(/^\((\d+) more tool calls not shown\)/.exec(line)?.[1] ?? 0), 0);
+    expect(hidden).toBeGreaterThan(0);
+    expect(shown + hidden).toBe(3000);
     client.close();
   });
 

@@ -8,6 +8,7 @@ export * from "./dispatcher.js";
 export * from "./errors.js";
 export * from "./grants.js";
 export * from "./identity.js";
+export * from "./markdown-wrap.js";
 export * from "./policy.js";
 export * from "./reference.js";
 export * from "./reference-tools.js";

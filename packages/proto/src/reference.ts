@@ -3,6 +3,7 @@ import { canonicalJson, sha256Hex } from "./canonical-json.js";
 import { CAPABILITIES } from "./capabilities.js";
 import { ErrorCode, PROTOCOL } from "./codes.js";
 import { MARKER_DEPTH, MARKER_PARENT } from "./identity.js";
+import { wrapMarkdown } from "./markdown-wrap.js";
 import { EchoInputSchema, ReferenceTools } from "./reference-tools.js";
 import { Methods, Notifications, PaneMethods, ToolResultSchema } from "./wire.js";
 
@@ -193,5 +194,5 @@ export function protocolReference(): string {
     schemaBlock(ToolResultSchema),
     "",
   );
-  return out.join("\n");
+  return wrapMarkdown(out.join("\n"));
 }

@@ -63,10 +63,9 @@ function lastSpawn(): SpawnInfo {
 }
 
 /** Aborts `controller` with `reason` once `path` exists (the child's signal that its traps are set). */
-async function abortWhenExists(controller: AbortController, path: string, reason: Error): Promise<number> {
+async function abortWhenExists(controller: AbortController, path: string, reason: Error): Promise<void> {
   await waitUntil(() => existsSync(path), Date.now() + 10_000);
   controller.abort(reason);
-  return Date.now();
 }
 
 describe("runProcess", () => {
@@ -111,10 +110,10 @@ describe("runProcess", () => {
     );
   });
 
+  // These tests prove what happened by its events (exit, signal, a trap's file), never by a clock: a runner that
+  // waited for `sleep 300` instead would fail on the test's own timeout (vitest.shared.ts).
   it("kills the whole group at the timeout, a TERM-ignoring grandchild included, and reaps the adopted one", async () => {
-    const started = Date.now();
     const result = await runProcess(options({ argv: ["sh", "-c", "trap '' TERM; sleep 300 & echo $!; wait"], timeoutSeconds: 1 }));
-    expect(Date.now() - started).toBeLessThan(5_000);
     expect(result).toMatchObject({ exitCode: null, signal: "SIGKILL", timedOut: true, cancelled: false });
     const grandchild = Number(result.output.trim());
     expect(grandchild).toBeGreaterThan(0);
@@ -141,28 +140,29 @@ describe("runProcess", () => {
     const cleaned = join(tempDir, "trap-cleaned");
     const command = `trap 'echo cleaned > ${cleaned}; exit 0' TERM; touch ${ready}; while :; do sleep 0.1; done`;
     const run = runProcess(options({ command, signal: controller.signal }));
-    const abortedAt = await abortWhenExists(controller, ready, new CallCancelled("cancelled by the caller"));
+    await abortWhenExists(controller, ready, new CallCancelled("cancelled by the caller"));
     const result = await run;
 
+    // It ended by its own exit 0 from the trap, not by the KILL that follows the grace.
     expect(result).toMatchObject({ exitCode: 0, signal: null, cancelled: true, timedOut: false });
     expect(readFileSync(cleaned, "utf8")).toBe("cleaned\n");
-    expect(Date.now() - abortedAt).toBeLessThan(1_500);
     expect(liveMembers(lastSpawn().pgid)).toEqual([]);
   });
 
-  it("KILLs a cancelled group that ignores TERM after about 2 s", async () => {
+  it("KILLs a cancelled group that outlives its TERM, after it ran on past the TERM", async () => {
     const controller = new AbortController();
     const ready = join(tempDir, "ignore-ready");
-    const run = runProcess(
-      options({ argv: ["sh", "-c", `trap '' TERM; touch ${ready}; while :; do sleep 0.1; done`], signal: controller.signal }),
-    );
-    const abortedAt = await abortWhenExists(controller, ready, new CallCancelled("cancelled by the caller"));
+    const termed = join(tempDir, "ignore-termed");
+    const after = join(tempDir, "ignore-after");
+    // The trap notes the TERM and carries on; every turn of the loop after it leaves a mark.
+    const script = `trap 'touch ${termed}' TERM; touch ${ready}; while :; do [ -e ${termed} ] && touch ${after}; sleep 0.1; done`;
+    const run = runProcess(options({ argv: ["sh", "-c", script], signal: controller.signal }));
+    await abortWhenExists(controller, ready, new CallCancelled("cancelled by the caller"));
     const result = await run;
-    const elapsed = Date.now() - abortedAt;
 
     expect(result).toMatchObject({ exitCode: null, signal: "SIGKILL", cancelled: true, timedOut: false });
-    expect(elapsed).toBeGreaterThanOrEqual(1_900);
-    expect(elapsed).toBeLessThan(5_000);
+    expect(existsSync(termed)).toBe(true);
+    expect(existsSync(after)).toBe(true);
     expect(liveMembers(lastSpawn().pgid)).toEqual([]);
   });
 
@@ -172,19 +172,16 @@ describe("runProcess", () => {
     const termed = join(tempDir, "deadline-termed");
     const command = `trap 'touch ${termed}; exit 0' TERM; touch ${ready}; while :; do sleep 0.1; done`;
     const run = runProcess(options({ command, signal: controller.signal }));
-    const abortedAt = await abortWhenExists(controller, ready, new CallDeadline("deadline of 1s reached"));
+    await abortWhenExists(controller, ready, new CallDeadline("deadline of 1s reached"));
     const result = await run;
 
     expect(result).toMatchObject({ exitCode: null, signal: "SIGKILL", timedOut: true, cancelled: false });
-    expect(Date.now() - abortedAt).toBeLessThan(1_000);
     expect(existsSync(termed)).toBe(false);
     expect(liveMembers(lastSpawn().pgid)).toEqual([]);
   });
 
   it("returns when the child exits even if a background grandchild holds its output open, and stops that grandchild", async () => {
-    const started = Date.now();
-    const result = await runProcess(options({ argv: ["sh", "-c", "sleep 30 & echo $!"] }));
-    expect(Date.now() - started).toBeLessThan(10_000);
+    const result = await runProcess(options({ argv: ["sh", "-c", "sleep 300 & echo $!"] }));
     expect(result).toMatchObject({ exitCode: 0, timedOut: false, cancelled: false });
     const sleepPid = Number(result.output.trim());
     expect(sleepPid).toBeGreaterThan(0);
