@@ -1,5 +1,5 @@
 /**
- * What the spec asks of every process a tool starts: it is a delegate (markers
+ * What the Security Model (conformance/spec/security-model.txt) asks of every process a tool starts: it is a delegate (markers
  * in its environment, a record while it runs), it carries no credentials, and
  * it is never started past the delegation depth limit.
  */

@@ -343,7 +343,7 @@ export class PaneTable {
           home: this.host.home,
           agent,
           ...(stateVar ? { stateVar } : {}),
-          // Every agent's credential, endpoint and state variables (spec, "Tool rules"): venom-orch's adapters read the same list.
+          // Every agent's credential, endpoint and state variables (conformance/spec/security-model.txt, "Tool rules"): venom-orch's adapters read the same list.
           declaredVars: everyDeclaredVar(agents),
           parent,
           parentDepth,
