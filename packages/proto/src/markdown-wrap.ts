@@ -34,21 +34,37 @@ function verbatim(line: string): boolean {
   return line.trim() === "" || /^\s{4,}/.test(line) || /^\s*(#|\||<|>)/.test(line) || /^\s*(\*\*\*|---|___)\s*$/.test(line);
 }
 
-/** `markdown` with every prose line over `width` filled; what is already short enough is left as written. */
+/**
+ * `markdown` with every paragraph or list item that has a line over `width` filled again as a whole (so no word is
+ * left alone on a line); one whose lines all fit is left as written.
+ */
 export function wrapMarkdown(markdown: string, width = PROSE_WIDTH): string {
   const out: string[] = [];
+  let block: string[] = [];
+  const end = () => {
+    if (block.length === 0) return;
+    const [first = ""] = block;
+    if (block.every((line) => line.length <= width)) out.push(...block);
+    else {
+      const item = LIST_ITEM.exec(first);
+      const lead = item ? item[0] : (/^\s*/.exec(first)?.[0] ?? "");
+      const rest = item ? " ".repeat(lead.length) : lead;
+      out.push(...fill(lead, rest, block.map((line, i) => (i === 0 ? line.slice(lead.length) : line.trim())).join(" "), width));
+    }
+    block = [];
+  };
   let fenced = false;
   for (const line of markdown.split("\n")) {
-    if (/^\s*```/.test(line)) fenced = !fenced;
-    if (fenced || /^\s*```/.test(line) || line.length <= width || verbatim(line)) {
+    const fence = /^\s*```/.test(line);
+    if (fence || fenced || verbatim(line)) {
+      end();
+      if (fence) fenced = !fenced;
       out.push(line);
       continue;
     }
-    const item = LIST_ITEM.exec(line);
-    if (item) {
-      const marker = item[0];
-      out.push(...fill(marker, " ".repeat(marker.length), line.slice(marker.length), width));
-    } else out.push(...fill("", "", line, width));
+    if (LIST_ITEM.test(line)) end();
+    block.push(line);
   }
+  end();
   return out.join("\n");
 }

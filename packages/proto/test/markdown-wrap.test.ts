@@ -8,7 +8,7 @@ describe("wrapMarkdown (the generated docs and the hand-written ones)", () => {
     expect(wrapped.every((line) => line.length <= 40)).toBe(true);
     expect(wrapped.join(" ").replace(/\s+/g, " ")).toBe(`${words} - ${words}`);
     const item = wrapped.slice(wrapped.indexOf("") + 1);
-    expect(item[0].startsWith("- word0")).toBe(true);
+    expect(item[0]?.startsWith("- word0")).toBe(true);
     expect(item.slice(1).every((line) => line.startsWith("  word"))).toBe(true);
   });
 
