@@ -2,13 +2,14 @@
 import { type Program, runProgram } from "@venom/runtime/cli";
 import { muxApp as app } from "./cli-app.js";
 import { cliCommand } from "./commands/args.js";
+import { withDefaultKeys } from "./commands/bindings.js";
 import { muxCommands } from "./commands/table.js";
 
 /** venom-mux's CLI: its one command table (commands/table.ts), which the attached client's `:` prompt shares. */
 const program: Program = {
   name: "venom-mux",
   description: "a terminal multiplexer with tmux habits, for hosting agent panes you can watch and take over",
-  commands: muxCommands(app).map((command) => cliCommand(app, command)),
+  commands: muxCommands(app).map((command) => cliCommand(app, withDefaultKeys(command))),
   outside: "Run it from a terminal outside the multiplexer (not in one of its panes); in an attached client, the : prompt may.",
   limits: [
     "Panes run as your user, unconfined unless [sandbox] (or the agent's own sandbox) is on; the pane's cwd must be inside the daemon's workspace, which is a rule for where panes start, not a boundary for what they do.",

@@ -52,6 +52,10 @@ describe("venom-mux panes", () => {
     const help = cli(mux, ["--help"]).stdout;
     expect(help).toMatch(/kill \s+end a pane .*\(also: kill-pane, killp/);
     expect(help).toMatch(/select-window +show another pane in the attached client .*\(also: selectw/);
+    // The keys --help names come from the binding table (commands/bindings.ts), the same that attach runs.
+    expect(help).toMatch(/detach-client +detach the attached client; its panes run on \(: prompt, prefix d\)/);
+    expect(help).toMatch(/choose-tree +.*\(: prompt, prefix w s\)/);
+    expect(help).toMatch(/new +open a pane: .*\(prefix c\)/);
     // One table: what only an attached client can do is known here too, and says where to do it.
     const prompt = cli(mux, ["next-window"]);
     expect(prompt.code).toBe(2);

@@ -29,6 +29,19 @@ export const DEFAULT_BINDINGS: readonly KeyBinding[] = [
   ...[..."0123456789"].map((digit) => ({ key: digit, command: `select-window -t ${digit}`, note: `Show pane ${digit}` })),
 ];
 
+/**
+ * `command` as --help shows it: its summary followed by the keys that run it in tmux's default table, read from
+ * DEFAULT_BINDINGS so that help never says a key the table does not bind.
+ */
+export function withDefaultKeys<C extends { name: string; aliases?: readonly string[]; summary: string }>(command: C): C {
+  const names = [command.name, ...(command.aliases ?? [])];
+  const keys = DEFAULT_BINDINGS.filter((binding) => names.includes(binding.command.split(" ")[0] ?? "")).map((b) => b.key);
+  if (keys.length === 0) return command;
+  const prefix = `prefix ${keys.join(" ")}`;
+  const atPrompt = command.summary.endsWith("(: prompt)");
+  return { ...command, summary: atPrompt ? `${command.summary.slice(0, -1)}, ${prefix})` : `${command.summary} (${prefix})` };
+}
+
 /** The prefix typed twice types it (tmux binds C-b send-prefix; here the binding follows [mux] prefix). */
 function prefixBinding(prefix: string): KeyBinding {
   return { key: prefix, command: "send-prefix", note: "Send the prefix key" };

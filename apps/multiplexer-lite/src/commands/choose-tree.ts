@@ -5,7 +5,7 @@ export function chooseTreeCommand(): MuxCommand {
   return {
     name: "choose-tree",
     aliases: ["choose-window", "choose-session"],
-    summary: "choose a pane to show from a list in the attached client (: prompt, prefix w and s)",
+    summary: "choose a pane to show from a list in the attached client (: prompt)",
     usage: "choose-tree",
     management: false,
     target: "none",

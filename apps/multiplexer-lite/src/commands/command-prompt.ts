@@ -8,7 +8,7 @@ import { expandFormat } from "./format.js";
 export function commandPromptCommand(): MuxCommand {
   return {
     name: "command-prompt",
-    summary: "open the command prompt in the attached client (: prompt, prefix : and ,)",
+    summary: "open the command prompt in the attached client (: prompt)",
     usage: "command-prompt [-I INITIAL] [-p PROMPT] [TEMPLATE]   (#W in INITIAL or PROMPT is the pane's name, #D its id)",
     management: false,
     target: "none",

@@ -6,7 +6,7 @@ export function confirmBeforeCommand(): MuxCommand {
   return {
     name: "confirm-before",
     aliases: ["confirm"],
-    summary: "ask y/n before running a command in the attached client (: prompt, prefix x)",
+    summary: "ask y/n before running a command in the attached client (: prompt)",
     usage: "confirm-before [-p PROMPT] COMMAND   (#W in PROMPT is the pane's name, #D its id)",
     management: false,
     target: "none",

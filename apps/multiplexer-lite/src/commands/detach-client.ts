@@ -5,7 +5,7 @@ export function detachClientCommand(): MuxCommand {
   return {
     name: "detach-client",
     aliases: ["detach"],
-    summary: "detach the attached client; its panes run on (: prompt, prefix d)",
+    summary: "detach the attached client; its panes run on (: prompt)",
     usage: "detach-client",
     management: false,
     target: "none",

@@ -5,7 +5,7 @@ export function lastWindowCommand(): MuxCommand {
   return {
     name: "last-window",
     aliases: ["last"],
-    summary: "show the last pane again in the attached client (: prompt, prefix l)",
+    summary: "show the last pane again in the attached client (: prompt)",
     usage: "last-window",
     management: false,
     target: "none",

@@ -5,7 +5,7 @@ export function nextWindowCommand(): MuxCommand {
   return {
     name: "next-window",
     aliases: ["next"],
-    summary: "show the next running pane in the attached client (: prompt, prefix n)",
+    summary: "show the next running pane in the attached client (: prompt)",
     usage: "next-window",
     management: false,
     target: "none",

@@ -5,7 +5,7 @@ export function previousWindowCommand(): MuxCommand {
   return {
     name: "previous-window",
     aliases: ["prev"],
-    summary: "show the previous running pane in the attached client (: prompt, prefix p)",
+    summary: "show the previous running pane in the attached client (: prompt)",
     usage: "previous-window",
     management: false,
     target: "none",
