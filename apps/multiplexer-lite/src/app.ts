@@ -1,10 +1,10 @@
 import { type AppDefinition, Daemon, type DaemonOptions, loadUserConfig } from "@venom/runtime";
 import type { DaemonModule } from "@venom/runtime/cli";
+import { VERSION } from "./common/version.js";
 import { muxSections } from "./config.js";
 import type { MuxContext } from "./daemon/context.js";
 import { paneMethods } from "./daemon/methods/index.js";
 import { PaneTable } from "./daemon/panes.js";
-import { VERSION } from "./shared/version.js";
 
 /** venom-mux: a pane server. It offers no tools; its methods are `pane/*`. */
 export function createMuxDaemon(options: DaemonOptions): Daemon<MuxContext> {

@@ -1,5 +1,5 @@
 import type { CliApp } from "@venom/runtime/cli";
-import { VERSION } from "./shared/version.js";
+import { VERSION } from "./common/version.js";
 
 /** venom-mux as its CLI and its configuration name it: the program, the app's name, and what loads on demand. */
 export const muxApp: CliApp = {

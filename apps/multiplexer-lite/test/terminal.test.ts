@@ -2,8 +2,8 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import { VERSION } from "../src/common/version.js";
 import { OutputFilter } from "../src/daemon/output-filter.js";
-import { VERSION } from "../src/shared/version.js";
 import { endedAfterEach, needsTmux } from "./started.js";
 import { poll, Tmux } from "./tmux.js";
 

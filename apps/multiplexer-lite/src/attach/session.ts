@@ -5,7 +5,7 @@ import { type CliApp, RpcClosed, type VenomClient, type VenomHome } from "@venom
 import { keyBytes } from "../commands/bindings.js";
 import type { CommandHost, CommandOutcome } from "../commands/command.js";
 import { runPromptCommand } from "../commands/command-line.js";
-import { insideOwnPane } from "../shared/nesting.js";
+import { insideOwnPane } from "../common/nesting.js";
 import { Chooser } from "./chooser.js";
 import { connectAttached } from "./connection.js";
 import { PaneDisplay, type StatusBar } from "./display.js";

@@ -1,5 +1,5 @@
 import type { CliApp } from "@venom/runtime/cli";
-import { encodeKey, parseKey } from "../shared/keys.js";
+import { encodeKey, parseKey } from "../common/keys.js";
 import type { MuxCommand } from "./command.js";
 import { checkCommandLine } from "./command-line.js";
 

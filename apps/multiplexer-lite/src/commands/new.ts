@@ -1,7 +1,7 @@
 import type { PaneNewParamsSchema } from "@venom/proto";
 import { type CliApp, Exit, startIn, UsageError } from "@venom/runtime/cli";
 import type { z } from "zod";
-import { insideOwnPane } from "../shared/nesting.js";
+import { insideOwnPane } from "../common/nesting.js";
 import { withMux } from "./client.js";
 import type { CommandArgs, MuxCommand } from "./command.js";
 

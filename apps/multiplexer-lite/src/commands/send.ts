@@ -1,5 +1,5 @@
 import { type CliApp, type CommandRun, Exit, UsageError } from "@venom/runtime/cli";
-import { malformedKey, parseKey } from "../shared/keys.js";
+import { malformedKey, parseKey } from "../common/keys.js";
 import { promptTarget } from "./args.js";
 import { withMux } from "./client.js";
 import type { MuxCommand } from "./command.js";

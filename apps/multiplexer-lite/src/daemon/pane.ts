@@ -3,7 +3,7 @@ import { closeOnExecAboveStderr } from "@venom/native";
 import { ErrorCode, type PaneInfo, ProtocolError } from "@venom/proto";
 import type { SandboxedCommand } from "@venom/runtime";
 import * as pty from "node-pty";
-import type { KeyModes } from "../shared/keys.js";
+import type { KeyModes } from "../common/keys.js";
 import type { CaptureOptions } from "./capture.js";
 import { foreground } from "./foreground.js";
 import { OutputFilter } from "./output-filter.js";

@@ -1,5 +1,5 @@
 import { Worker } from "node:worker_threads";
-import type { KeyModes } from "../shared/keys.js";
+import type { KeyModes } from "../common/keys.js";
 import type { CaptureOptions } from "./capture.js";
 import type { FromWorker, ScreenState, ToWorker, WorkerReply } from "./screen-worker.js";
 

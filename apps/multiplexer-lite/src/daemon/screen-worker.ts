@@ -2,7 +2,7 @@ import { type MessagePort, parentPort } from "node:worker_threads";
 import serializeAddon from "@xterm/addon-serialize";
 import unicode11Addon from "@xterm/addon-unicode11";
 import xterm from "@xterm/headless";
-import type { KeyModes } from "../shared/keys.js";
+import type { KeyModes } from "../common/keys.js";
 import { type CaptureOptions, capture } from "./capture.js";
 import { reuseEmptyLineMaps } from "./line-maps.js";
 import { answerQueries, WINDOW_REPORTS } from "./terminal-answers.js";

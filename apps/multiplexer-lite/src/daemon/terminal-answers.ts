@@ -1,5 +1,5 @@
 import type { Terminal } from "@xterm/headless";
-import { VERSION } from "../shared/version.js";
+import { VERSION } from "../common/version.js";
 
 /**
  * A pane's terminal queries are answered here, from its screen model, as tmux

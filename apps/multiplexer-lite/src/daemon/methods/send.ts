@@ -1,5 +1,5 @@
 import { ErrorCode, ProtocolError } from "@venom/proto";
-import { encodeKey, type Key, type KeyModes, parseKey, pasteBytes } from "../../shared/keys.js";
+import { encodeKey, type Key, type KeyModes, parseKey, pasteBytes } from "../../common/keys.js";
 import type { PaneTable } from "../panes.js";
 import { paneMethod } from "./define.js";
 
