@@ -97,10 +97,14 @@ export class PipeProcess {
   #wait(sink: StdoutSink): void {
     this.#child.stdout.pause();
     if (this.#stall) return;
-    this.#stall = setTimeout(
-      () => sink.cutOff(`it read none of ${sink.backlog()} bytes of the pane's stdout for ${PEER_STALL_MS / 1000} s`),
-      PEER_STALL_MS,
-    );
+    // Cut off only a peer that took nothing in the whole while: one that reads, however slowly (a busy daemon on a
+    // loaded machine), has left less than it had, and gets another while.
+    const watch = (unread: number): NodeJS.Timeout =>
+      setTimeout(() => {
+        if (sink.backlog() < unread) this.#stall = watch(sink.backlog());
+        else sink.cutOff(`it read none of ${sink.backlog()} bytes of the pane's stdout for ${PEER_STALL_MS / 1000} s`);
+      }, PEER_STALL_MS);
+    this.#stall = watch(sink.backlog());
     sink.onDrain(() => {
       if (this.#stall) clearTimeout(this.#stall);
       this.#stall = null;
