@@ -1,11 +1,13 @@
 import { execFileSync, spawn, spawnSync } from "node:child_process";
-import { existsSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { cleanupAll, cli, ECHO_BIN, startEcho, tempDir } from "@venom/testkit";
 import { alive } from "@venom/testkit/proc";
 import { afterAll, describe, expect, it } from "vitest";
 
 afterAll(cleanupAll);
+
+const NATIVE = new URL("../../../packages/native/dist/index.js", import.meta.url).href;
 
 describe("venom-echo CLI", () => {
   it("--help states that no sandbox is active and lists the commands", () => {
@@ -111,6 +113,40 @@ describe("venom-echo CLI", () => {
       expect(other.stderr).toContain(`already running on ${join(home, "state", "echo.sock")} (pid ${pid})`);
     }
     expect(cli({ env }, ["stop"]).code).toBe(0);
+  });
+
+  it("a start that finds another daemon of the home mid-start waits for it, and never takes the socket from it", async () => {
+    const home = tempDir("home");
+    const env = { ...process.env, VENOM_HOME: home };
+    const socket = join(home, "state", "echo.sock");
+    mkdirSync(join(home, "state"), { mode: 0o700 });
+    // Another daemon starting: it holds the home's start lock and listens only after a pause (as a daemon still
+    // reaping a predecessor's orphans, or preempted between bind and listen), then lets go of the lock.
+    const other = spawn(
+      process.execPath,
+      [
+        "--input-type=module",
+        "-e",
+        `import { closeSync, openSync } from "node:fs"; import { createServer } from "node:net";
+         const { tryLockExclusive } = await import(${JSON.stringify(NATIVE)});
+         const lock = openSync(${JSON.stringify(`${socket}.lock`)}, "a", 0o600);
+         if (!tryLockExclusive(lock)) process.exit(9);
+         console.log("locked");
+         setTimeout(() => createServer((c) => c.end()).listen(${JSON.stringify(socket)}, () => closeSync(lock)), 700);`,
+      ],
+      { stdio: ["ignore", "pipe", "inherit"] },
+    );
+    try {
+      await new Promise((resolve) => other.stdout.once("data", resolve));
+      const start = cli({ env }, ["start", "--workspace", tempDir("ws")]);
+      expect(start.code, start.stdout).toBe(1);
+      expect(start.stderr).toContain(`already running on ${socket} (pid ${other.pid})`);
+    } finally {
+      other.kill();
+    }
+    // The daemon that start spawned gave up: nothing of venom-echo's serves the home.
+    await new Promise((resolve) => other.once("exit", resolve));
+    expect(cli({ env }, ["status"]).code).toBe(4);
   });
 
   it("start with a bad config.toml says why the daemon did not start, naming the file and key", () => {

@@ -7,6 +7,7 @@ export { AT_REMOVEDIR, O_CLOEXEC, O_DIRECTORY, O_NOFOLLOW, O_PATH } from "./cons
 export { mkdirAt, renameAt, unlinkAt } from "./dir-ops.js";
 export { errnoName, NativeError } from "./errors.js";
 export { execve } from "./exec.js";
+export { tryLockExclusive, unlock } from "./flock.js";
 export {
   LANDLOCK_FS,
   LANDLOCK_NET,

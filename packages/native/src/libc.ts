@@ -26,6 +26,7 @@ export interface Libc {
   readonly unlinkat: NativeFn;
   /** `int fcntl(int fd, int cmd, ...)`: variadic, pass (type, value) pairs. */
   readonly fcntl: NativeFn;
+  readonly flock: NativeFn;
   /** `signal(signo, handler)`, with only null (SIG_DFL) as the handler. */
   readonly signal: (signo: number, handler: null) => unknown;
   /** argv and envp are JS string arrays ending in null. */
@@ -71,6 +72,7 @@ function loadLibc(): Libc {
     renameat: lib.func("int renameat(int olddirfd, const char *oldpath, int newdirfd, const char *newpath)"),
     unlinkat: lib.func("int unlinkat(int dirfd, const char *path, int flags)"),
     fcntl: lib.func("int fcntl(int fd, int cmd, ...)"),
+    flock: lib.func("int flock(int fd, int operation)"),
     signal: lib.func("void *signal(int signo, void *handler)"),
     execve: lib.func("int execve(const char *path, const char **argv, const char **envp)"),
     types: {

@@ -19,6 +19,7 @@ import { LauncherTable, RelayLinks, type RelayParams } from "./relay.js";
 import { sandboxNotices } from "./sandbox/launch.js";
 import type { HelloContext, SessionLink, SessionState, Transport } from "./session.js";
 import { answers } from "./socket-probe.js";
+import { withStartLock } from "./start-lock.js";
 
 /**
  * What a daemon does to itself before it serves (docs/security-model.md,
@@ -150,6 +151,12 @@ export class Daemon<Context> implements ConnectionHost<Context> {
     guardProcess();
     setChildSubreaper();
     const path = this.socketPath;
+    this.#server = await withStartLock(path, () => this.#takeSocket(path));
+    this.logger.info({ workspace: this.workspace, instance: this.instance }, "listening");
+  }
+
+  /** A stale socket removed, a crashed predecessor's orphans reaped, then listening: under the start lock. */
+  async #takeSocket(path: string): Promise<Server> {
     const existing = lstatIfAny(path);
     if (existing) {
       // Only a socket is probed: a planted symlink could lead the probe to somebody else's socket.
@@ -176,8 +183,7 @@ export class Daemon<Context> implements ConnectionHost<Context> {
       process.umask(umask);
     }
     chmodSync(path, 0o600);
-    this.#server = server;
-    this.logger.info({ workspace: this.workspace, instance: this.instance }, "listening");
+    return server;
   }
 
   /** One session over a pair of streams (stdio): handshake required, no management. */
