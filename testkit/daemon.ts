@@ -166,9 +166,10 @@ export function connect(daemon: TestDaemon, options: Partial<ClientOptions> = {}
 }
 
 /** Run the daemon's CLI as a user would (venom-echo unless the daemon says otherwise); returns exit code and output. */
-export function cli(daemon: { env: NodeJS.ProcessEnv; bin?: string }, args: string[], env: NodeJS.ProcessEnv = {}) {
+export function cli(daemon: { env: NodeJS.ProcessEnv; bin?: string; cwd?: string }, args: string[], env: NodeJS.ProcessEnv = {}) {
   const result = spawnSync(process.execPath, [daemon.bin ?? ECHO_BIN, ...args], {
     env: { ...daemon.env, ...env },
+    ...(daemon.cwd ? { cwd: daemon.cwd } : {}),
     encoding: "utf8",
     timeout: 30_000,
   });

@@ -3,7 +3,7 @@ import { mkdirSync, readdirSync, readFileSync, realpathSync, symlinkSync } from 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { PaneInfo } from "@venom/proto";
-import { cleanupAll, cli, connect, MUX_BIN, RawClient, startMux, type TestDaemon } from "@venom/testkit";
+import { cleanupAll, cli, connect, MUX_BIN, RawClient, startMux, type TestDaemon, tempDir } from "@venom/testkit";
 import { alive } from "@venom/testkit/proc";
 import { afterAll, describe, expect, it } from "vitest";
 
@@ -69,6 +69,23 @@ describe("venom-mux panes", () => {
     expect(cli(mux, ["ls", "--json=yes"]).stderr).toMatch(/^venom-mux ls: --json takes no value\n/);
     expect(cli(mux, ["kill-server"]).code).toBe(0);
     expect(cli(mux, ["ls"]).code).toBe(4);
+  });
+
+  it("new with no daemon in the home starts one first, as tmux new starts its server, for the repository it runs in (said on stderr)", () => {
+    const repo = realpathSync(tempDir("repo"));
+    mkdirSync(join(repo, ".git"));
+    const user = { env: { ...process.env, VENOM_HOME: tempDir("home") }, bin: MUX_BIN, cwd: repo };
+    try {
+      const made = cli(user, ["new", "-d", "-n", "first", "--", "sh", "-c", "echo started-here; sleep 30"]);
+      expect(made.code, made.stderr).toBe(0);
+      expect(made.stdout).toBe("%0 first\n");
+      const { pid, workspace } = JSON.parse(cli(user, ["status", "--json"]).stdout);
+      expect(workspace).toBe(repo);
+      expect(made.stderr).toBe(`venom-mux: no daemon was running: started one (pid ${pid}) for the workspace ${repo}\n`);
+      expect(cli(user, ["ls"]).stdout).toMatch(/^%0 first: /);
+    } finally {
+      cli(user, ["kill-server"]);
+    }
   });
 
   it("numbers panes as tmux: ids from %0, indexes from mux.base_index (0 by default), the lowest free index reused", async () => {

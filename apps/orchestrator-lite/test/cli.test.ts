@@ -70,10 +70,27 @@ describe("venom-orch CLI", () => {
     expect(empty.code).toBe(2);
     expect(empty.stderr).toMatch(/the prompt is empty/);
     expect(cli({ env: { ...orch.env, VENOM_HOME: tempDir("none") }, bin: ORCH_BIN }, ["jobs"]).code).toBe(4);
-    // With no venom-orch daemon, run says so and how to start one (venom-orch starts venom-mux itself, not its own daemon).
-    const none = cli({ env: { ...orch.env, VENOM_HOME: tempDir("none") }, bin: ORCH_BIN }, ["run", "demo", "hi", "--yes"]);
-    expect(none.code).toBe(4);
-    expect(none.stderr).toMatch(/^venom-orch run: no venom-orch daemon is running on \S+; `venom-orch start` starts one$/m);
+  });
+
+  it("run with no daemon in the home starts venom-orch (and it venom-mux) for the repository it runs in, as tmux new starts its server", () => {
+    const home = tempDir("home");
+    writeFileSync(join(home, "config.toml"), `[agents.demo]\nexecutable = "${DEMO_AGENT}"\n`);
+    const repo = realpathSync(tempDir("repo"));
+    mkdirSync(join(repo, ".git"));
+    mkdirSync(join(repo, "pkg"));
+    const user = { env: { ...process.env, VENOM_HOME: home, HOME: tempDir("user") }, bin: ORCH_BIN, cwd: join(repo, "pkg") };
+    try {
+      const run = cli(user, ["run", "demo", "hi", "--yes"]);
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stdout).toBe("demo-1: done (exit 0)\ndemo agent: got a prompt of 2 characters\n");
+      const { pid, workspace } = JSON.parse(cli(user, ["status", "--json"]).stdout);
+      expect(workspace).toBe(repo);
+      expect(run.stderr.split("\n")[0]).toBe(`venom-orch: no daemon was running: started one (pid ${pid}) for the workspace ${repo}`);
+      expect(JSON.parse(cli({ ...user, bin: MUX_BIN }, ["status", "--json"]).stdout).workspace).toBe(repo);
+    } finally {
+      cli(user, ["stop"]);
+      cli({ ...user, bin: MUX_BIN }, ["stop"]);
+    }
   });
 
   it("run: a program that cannot be executed is never reported running; it fails with exit 127", async () => {

@@ -1,5 +1,5 @@
 import { execFileSync, spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, realpathSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { cleanupAll, cli, ECHO_BIN, startEcho, tempDir } from "@venom/testkit";
 import { alive } from "@venom/testkit/proc";
@@ -147,6 +147,33 @@ describe("venom-echo CLI", () => {
     // The daemon that start spawned gave up: nothing of venom-echo's serves the home.
     await new Promise((resolve) => other.once("exit", resolve));
     expect(cli({ env }, ["status"]).code).toBe(4);
+  });
+
+  it("call starts the daemon when none runs in the home, as tmux new starts its server: for the repository holding this directory, said on stderr; a delegated process is refused", () => {
+    const repo = realpathSync(tempDir("repo"));
+    mkdirSync(join(repo, ".git"));
+    mkdirSync(join(repo, "src", "deep"), { recursive: true });
+    const env = { ...process.env, VENOM_HOME: tempDir("home") };
+    const here = { env, cwd: join(repo, "src", "deep") };
+    // Inside a delegation, starting a daemon is management: refused as every management is, and nothing starts.
+    const delegated = cli(here, ["call", "echo", '{"text":"hi"}'], { VENOM_DELEGATION_DEPTH: "1", VENOM_PARENT: "x/y" });
+    expect(delegated.code).toBe(3);
+    expect(delegated.stderr).toMatch(/refused: no venom-echo daemon is running on \S+, and starting one needs the owner context/);
+    expect(cli(here, ["status"]).code).toBe(4);
+    const first = cli(here, ["call", "echo", '{"text":"hi"}']);
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stdout).toBe("hi\n");
+    const { pid, workspace } = JSON.parse(cli(here, ["status", "--json"]).stdout);
+    expect(workspace).toBe(repo);
+    expect(first.stderr).toBe(`venom-echo: no daemon was running: started one (pid ${pid}) for the workspace ${repo}\n`);
+    // The next call finds it running and says nothing about starting.
+    expect(cli(here, ["call", "echo", '{"text":"again"}'])).toMatchObject({ code: 0, stdout: "again\n", stderr: "" });
+    expect(cli(here, ["stop"]).code).toBe(0);
+    // Outside any repository the workspace is the directory the command runs in.
+    const plain = realpathSync(tempDir("plain"));
+    expect(cli({ env, cwd: plain }, ["call", "echo", '{"text":"x"}']).code).toBe(0);
+    expect(JSON.parse(cli(here, ["status", "--json"]).stdout).workspace).toBe(plain);
+    expect(cli(here, ["stop"]).code).toBe(0);
   });
 
   it("start with a bad config.toml says why the daemon did not start, naming the file and key", () => {

@@ -17,7 +17,8 @@ export function newCommand(app: CliApp): MuxCommand {
       "new [-d] [-n NAME] [-c DIR] [-x COLS] [-y ROWS] [--delegated] [--agent NAME] [-- ARGV…]\n\n" +
       "-s NAME (tmux new-session) names the pane as -n does. The size is this terminal's (80x24 without one) unless -x/-y say otherwise. The pane starts in this directory\n" +
       "when it is inside the daemon's workspace (else the workspace root); a relative -c DIR is taken from here.\n" +
-      "At the : prompt (new-window) the new pane is shown unless -d.",
+      "At the : prompt (new-window) the new pane is shown unless -d. With no daemon running in the home, new starts one\n" +
+      "(as venom-mux start does) and says so.",
     management: false,
     target: "none",
     args: { name: "ARGV" },
@@ -36,11 +37,17 @@ export function newCommand(app: CliApp): MuxCommand {
       const size = { cols: process.stdout.columns ?? 80, rows: process.stdout.rows ?? 24 };
       const terminal = !values.detached && !json && process.stdin.isTTY === true && process.stdout.isTTY === true;
       let nested = false;
-      const pane = await withMux(app, run, (client) => {
-        // Inside one of this daemon's own panes, attaching would nest panes in themselves: create it detached instead.
-        nested = insideOwnPane(client.hello.instance);
-        return client.request("pane/new", paneParams({ values, args }, client.hello.workspace, size));
-      });
+      const pane = await withMux(
+        app,
+        run,
+        (client) => {
+          // Inside one of this daemon's own panes, attaching would nest panes in themselves: create it detached instead.
+          nested = insideOwnPane(client.hello.instance);
+          return client.request("pane/new", paneParams({ values, args }, client.hello.workspace, size));
+        },
+        // As tmux new starts its server.
+        { startWith: io },
+      );
       if (terminal && !nested) return (await import("../attach/attach.js")).attachToPane(app, home, pane.id);
       if (terminal) io.err(`${app.program}: created ${pane.id} detached: this terminal is one of its panes (switch with prefix n, p or w)`);
       if (json) io.out(JSON.stringify(pane));

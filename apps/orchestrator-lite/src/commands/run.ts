@@ -37,6 +37,7 @@ export function runCommand(app: CliApp): Command {
       };
       const options = {
         onEvent,
+        startWith: io,
         ...(values.yes ? { autoApprove: true } : {}),
         // The daemon takes absolute paths only: a relative one is taken from here, as --cwd is.
         ...(values.workspace ? { workspace: resolve(values.workspace as string) } : {}),

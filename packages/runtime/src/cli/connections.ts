@@ -1,7 +1,7 @@
 import type { VenomClient } from "../client.js";
 import type { VenomHome } from "../home.js";
 import type { CliApp } from "./app.js";
-import { connectCli } from "./commands/connect.js";
+import { type ConnectOptions, connectCli } from "./commands/connect.js";
 
 /**
  * The connections of one command line: the commands of a sequence
@@ -12,12 +12,12 @@ export class CliConnections {
   readonly #open = new Map<string, Promise<VenomClient>>();
 
   /** A client of `app`'s daemon in `home`: the one this command line already opened while it is open, else a new one. */
-  async client(app: CliApp, home: VenomHome): Promise<VenomClient> {
+  async client(app: CliApp, home: VenomHome, options: Pick<ConnectOptions, "startWith"> = {}): Promise<VenomClient> {
     const socket = home.socket(app.app);
     // A daemon stopped by an earlier command of the sequence closed that connection: connect again (or say it is not running).
     const open = await this.#open.get(socket)?.catch(() => undefined);
     if (open && !open.rpc.closed) return open;
-    const client = connectCli(app, home);
+    const client = connectCli(app, home, options);
     this.#open.set(socket, client);
     return client;
   }

@@ -11,7 +11,7 @@ export * from "../rpc.js";
 export * from "../socket-probe.js";
 export * from "./app.js";
 export { callCommand } from "./commands/call.js";
-export { connectCli, NotRunning } from "./commands/connect.js";
+export { type ConnectOptions, connectCli, NotRunning, OwnerContextRequired } from "./commands/connect.js";
 export { restartCommand } from "./commands/restart.js";
 export { serveCommand } from "./commands/serve.js";
 export { startCommand } from "./commands/start.js";
@@ -20,7 +20,7 @@ export { stopCommand } from "./commands/stop.js";
 export * from "./connections.js";
 export * from "./gate.js";
 export * from "./program.js";
-export { startIn } from "./start-dir.js";
+export { startIn, workspaceHere } from "./start-dir.js";
 
 import type { CliApp } from "./app.js";
 import { restartCommand } from "./commands/restart.js";

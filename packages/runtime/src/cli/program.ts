@@ -3,7 +3,7 @@ import { ErrorCode, parseMarkers, terminalSafe } from "@venom/proto";
 import { VenomHome } from "../home.js";
 import { SANDBOX_HELP } from "../notices.js";
 import { RpcRemoteError } from "../rpc.js";
-import { NotRunning } from "./commands/connect.js";
+import { NotRunning, OwnerContextRequired } from "./commands/connect.js";
 import { CliConnections } from "./connections.js";
 
 /** Exit codes scripts can trust. */
@@ -230,7 +230,9 @@ async function runCommand(program: Program, argv: readonly string[], io: Io, con
     const message = error instanceof Error ? error.message : String(error);
     const notRunning = error instanceof NotRunning;
     // The daemon refused on its own evidence (owner context, depth limit): the same exit code as the CLI's own refusal.
-    const refused = error instanceof RpcRemoteError && (error.code === ErrorCode.OwnerRequired || error.code === ErrorCode.DepthLimit);
+    const refused =
+      error instanceof OwnerContextRequired ||
+      (error instanceof RpcRemoteError && (error.code === ErrorCode.OwnerRequired || error.code === ErrorCode.DepthLimit));
     if (json) io.out(JSON.stringify({ error: notRunning ? "not-running" : refused ? "refused" : "failed", message }));
     else io.err(`${program.name} ${name}: ${message}`);
     return notRunning ? Exit.notRunning : refused ? Exit.refused : Exit.failed;

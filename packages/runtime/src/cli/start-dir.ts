@@ -1,5 +1,5 @@
-import { realpathSync } from "node:fs";
-import { isAbsolute, relative, resolve } from "node:path";
+import { lstatSync, realpathSync } from "node:fs";
+import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 
 /**
  * Where something a command starts should run, as tmux's `new -c`: the
@@ -25,4 +25,21 @@ function hereInside(workspace: string | null): string | null {
   }
   const inside = relative(workspace, here);
   return inside === ".." || inside.startsWith("../") || isAbsolute(inside) ? null : here;
+}
+
+/**
+ * The workspace a daemon started from here serves when none is named: the
+ * root of the git repository holding this directory (a `.git` directory or
+ * file, looked for without running git), else this directory.
+ */
+export function workspaceHere(): string {
+  const here = process.cwd();
+  for (let dir = here; ; dir = dirname(dir)) {
+    try {
+      lstatSync(join(dir, ".git"));
+      return dir;
+    } catch {
+      if (dirname(dir) === dir) return here;
+    }
+  }
 }

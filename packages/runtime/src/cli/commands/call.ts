@@ -25,7 +25,10 @@ export function callCommand(app: CliApp): Command {
       const timeout = values.timeout === undefined ? undefined : Number(values.timeout);
       if (timeout !== undefined && !(timeout > 0)) throw new UsageError("--timeout must be a positive number of seconds");
       // The daemon takes absolute paths only: a relative one is taken from here.
-      const client = await connectCli(app, home, values.workspace ? { workspace: resolve(values.workspace as string) } : {});
+      const client = await connectCli(app, home, {
+        startWith: io,
+        ...(values.workspace ? { workspace: resolve(values.workspace as string) } : {}),
+      });
       try {
         const result = await client.callTool(tool, args as Record<string, unknown>, timeout ? { timeoutSeconds: timeout } : {});
         if (json) io.out(JSON.stringify(result));
