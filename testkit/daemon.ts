@@ -248,3 +248,27 @@ export class RawClient {
     this.socket.destroy();
   }
 }
+
+/**
+ * What bash's TAB offers after `line` (words split on spaces; a trailing space means a new, empty word) with the
+ * program's own `completion bash` script sourced, the program on PATH as a user has it.
+ */
+export function bashComplete(daemon: { env: NodeJS.ProcessEnv; bin?: string }, program: string, line: string): string[] {
+  const bin = tempDir("bin");
+  writeFileSync(join(bin, program), `#!/bin/sh\nexec "${process.execPath}" "${daemon.bin ?? ECHO_BIN}" "$@"\n`, { mode: 0o755 });
+  const words = line.split(" ");
+  const script = [
+    `source <(${program} completion bash)`,
+    `COMP_WORDS=(${words.map((word) => `'${word.replace(/'/g, `'\\''`)}'`).join(" ")})`,
+    `COMP_CWORD=${words.length - 1}`,
+    `_${program.replace(/-/g, "_")}_complete`,
+    `printf '%s\\n' "\${COMPREPLY[@]}"`,
+  ].join("\n");
+  const result = spawnSync("bash", ["-c", script], {
+    env: { ...daemon.env, PATH: `${bin}:${daemon.env.PATH ?? process.env.PATH}` },
+    encoding: "utf8",
+    timeout: 30_000,
+  });
+  if (result.status !== 0) throw new Error(`bash completion failed: ${result.stderr}`);
+  return result.stdout.split("\n").filter(Boolean);
+}

@@ -2,7 +2,7 @@ import { spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync, realpathSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { isGone, processStat } from "@venom/runtime";
-import { cleanupAll, cli, MUX_BIN, ORCH_BIN, startOrch, tempDir } from "@venom/testkit";
+import { bashComplete, cleanupAll, cli, MUX_BIN, ORCH_BIN, startOrch, tempDir } from "@venom/testkit";
 import { alive } from "@venom/testkit/proc";
 import { afterAll, describe, expect, it } from "vitest";
 import { ACP_AGENT, DEMO_AGENT, startStack } from "./stack.js";
@@ -91,6 +91,17 @@ describe("venom-orch CLI", () => {
       cli(user, ["stop"]);
       cli({ ...user, bin: MUX_BIN }, ["stop"]);
     }
+  });
+
+  it("bash completes run's agent from the configuration and attach's and cancel's job from the running daemon", async () => {
+    const stack = await startStack();
+    const orch = { env: stack.orch.env, bin: ORCH_BIN };
+    expect(cli(orch, ["run", "demo", "sleep 20", "--yes", "--background"]).code).toBe(0);
+    expect(bashComplete(orch, "venom-orch", "venom-orch run ")).toEqual(expect.arrayContaining(["claude", "codex", "demo", "pi"]));
+    expect(bashComplete(orch, "venom-orch", "venom-orch run d")).toEqual(["demo", "dsh"]);
+    expect(bashComplete(orch, "venom-orch", "venom-orch attach ")).toEqual(["demo-1"]);
+    expect(bashComplete(orch, "venom-orch", "venom-orch cancel --yes d")).toEqual(["demo-1"]);
+    expect(cli(orch, ["cancel", "demo-1", "--yes"]).code).toBe(0);
   });
 
   it("run: a program that cannot be executed is never reported running; it fails with exit 127", async () => {

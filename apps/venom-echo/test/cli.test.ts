@@ -1,7 +1,7 @@
 import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, realpathSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { cleanupAll, cli, ECHO_BIN, startEcho, tempDir } from "@venom/testkit";
+import { bashComplete, cleanupAll, cli, ECHO_BIN, startEcho, tempDir } from "@venom/testkit";
 import { alive } from "@venom/testkit/proc";
 import { afterAll, describe, expect, it } from "vitest";
 
@@ -174,6 +174,15 @@ describe("venom-echo CLI", () => {
     expect(cli({ env, cwd: plain }, ["call", "echo", '{"text":"x"}']).code).toBe(0);
     expect(JSON.parse(cli(here, ["status", "--json"]).stdout).workspace).toBe(plain);
     expect(cli(here, ["stop"]).code).toBe(0);
+  });
+
+  it("bash completes call's tool from the running daemon, and offers none (starting nothing) when it is not running", async () => {
+    const echo = await startEcho();
+    expect(bashComplete(echo, "venom-echo", "venom-echo call ")).toEqual(["echo", "read", "run", "write"]);
+    expect(bashComplete(echo, "venom-echo", "venom-echo c")).toEqual(["call", "completion"]);
+    const none = { env: { ...process.env, VENOM_HOME: tempDir("home") } };
+    expect(bashComplete(none, "venom-echo", "venom-echo call ")).toEqual([]);
+    expect(cli(none, ["status"]).code).toBe(4);
   });
 
   it("start with a bad config.toml says why the daemon did not start, naming the file and key", () => {

@@ -1,4 +1,4 @@
-import { type CliApp, type Command, type CommandRun, parseCommandArgs, UsageError } from "@venom/runtime/cli";
+import { type CliApp, type Command, type CommandRun, connectCli, parseCommandArgs, UsageError, type VenomHome } from "@venom/runtime/cli";
 import { type CommandArgs, CommandError, type CommandHost, type MuxCommand } from "./command.js";
 
 const targetOption = { target: { type: "string", short: "t" } } as const;
@@ -45,15 +45,29 @@ export function promptTarget(host: CommandHost, run: CommandArgs): string {
  */
 export function cliCommand(app: CliApp, command: MuxCommand): Command {
   const { execute } = command;
+  const namesPane = (at: { flag: string } | { argument: number }) =>
+    command.target === "pane" && ("flag" in at ? at.flag === "target" : at.argument === 0);
   return {
     ...command,
     options: commandOptions(command),
+    complete: async (home, at) => (namesPane(at) ? paneNames(app, home) : []),
     async execute(run) {
       const args = commandArgs(command, run, "shell");
       if (!execute) throw new UsageError(`works in an attached client only: ${app.program} attach, then the prefix and :`);
       return execute({ ...run, ...args });
     },
   };
+}
+
+/** The running daemon's panes, by id and by name, for the shell's TAB; none when it is not running. */
+async function paneNames(app: CliApp, home: VenomHome): Promise<string[]> {
+  const client = await connectCli(app, home).catch(() => undefined);
+  try {
+    const { panes } = client ? await client.request("pane/list", { brief: true }) : { panes: [] };
+    return panes.flatMap((pane) => [pane.id, pane.name]);
+  } finally {
+    client?.close();
+  }
 }
 
 /** A command line typed at the `:` prompt, read as the CLI reads it: the same flags, counts and errors. */

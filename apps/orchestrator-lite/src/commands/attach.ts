@@ -2,6 +2,7 @@ import { type CliApp, type Command, Exit, UsageError } from "@venom/runtime/cli"
 import { muxMain } from "../adapters.js";
 import type { JobRecord } from "../jobs.js";
 import { withOrch } from "./client.js";
+import { jobNames } from "./names.js";
 
 /** `venom-orch attach JOB`: watch (and take over) the job's pane, through venom-mux's own attach. */
 export function attachCommand(app: CliApp): Command {
@@ -10,6 +11,7 @@ export function attachCommand(app: CliApp): Command {
     summary: "attach to a running job's pane (venom-mux attach; C-b d detaches)",
     usage: "attach JOB",
     management: false,
+    complete: async (home, at) => ("argument" in at && at.argument === 0 ? jobNames(app, home) : []),
     async execute({ home, io, positionals }) {
       const [target, ...extra] = positionals;
       if (!target || extra.length > 0) throw new UsageError("expected one job id or label");

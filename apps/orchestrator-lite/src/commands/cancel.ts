@@ -1,5 +1,6 @@
 import { type CliApp, type Command, Exit, UsageError } from "@venom/runtime/cli";
 import { withOrch } from "./client.js";
+import { jobNames } from "./names.js";
 
 /** `venom-orch cancel JOB`: through the agent_cancel tool, so it is gated like any process call. */
 export function cancelCommand(app: CliApp): Command {
@@ -8,6 +9,7 @@ export function cancelCommand(app: CliApp): Command {
     summary: "cancel a running job by id or label (asks y/N on a terminal; --yes approves)",
     usage: "cancel JOB [--yes]",
     management: false,
+    complete: async (home, at) => ("argument" in at && at.argument === 0 ? jobNames(app, home) : []),
     options: { yes: { type: "boolean" } },
     async execute({ home, json, io, values, positionals }) {
       const [job, ...extra] = positionals;

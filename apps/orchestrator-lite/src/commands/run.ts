@@ -2,6 +2,7 @@ import { resolve } from "node:path";
 import { terminalSafe } from "@venom/proto";
 import { type CliApp, type Command, Exit, startIn, UsageError } from "@venom/runtime/cli";
 import { withOrch } from "./client.js";
+import { agentNames } from "./names.js";
 
 /**
  * `venom-orch run AGENT PROMPT`: progress (state changes, relayed approvals) on
@@ -17,6 +18,7 @@ export function runCommand(app: CliApp): Command {
       "The agent starts in --cwd DIR (a relative DIR is taken from here), else here when this directory is inside the\n" +
       "workspace, else in the workspace root; DIR must resolve (symlinks followed) inside the workspace.",
     management: false,
+    complete: async (home, at) => ("argument" in at && at.argument === 0 ? agentNames(app, home) : []),
     options: {
       cwd: { type: "string" },
       background: { type: "boolean" },

@@ -3,63 +3,12 @@ import { ErrorCode, parseMarkers, terminalSafe } from "@venom/proto";
 import { VenomHome } from "../home.js";
 import { SANDBOX_HELP } from "../notices.js";
 import { RpcRemoteError } from "../rpc.js";
+import { type Command, type CommandRun, Exit, type Io, type Program, ProgramExit, UsageError } from "./command.js";
 import { NotRunning, OwnerContextRequired } from "./commands/connect.js";
+import { withCompletion } from "./completion.js";
 import { CliConnections } from "./connections.js";
 
-/** Exit codes scripts can trust. */
-export const Exit = { ok: 0, failed: 1, usage: 2, refused: 3, notRunning: 4 } as const;
-
-export interface Io {
-  out(line: string): void;
-  err(line: string): void;
-}
-
-export interface CommandRun {
-  home: VenomHome;
-  json: boolean;
-  values: Record<string, string | boolean | string[] | boolean[] | undefined>;
-  positionals: string[];
-  io: Io;
-  /** Connections shared by the commands of this command line (a sequence: `A \; B`). */
-  connections: CliConnections;
-}
-
-/** One CLI command; a program is a table of them (tmux-style: one file per command). */
-export interface Command {
-  name: string;
-  /** Other names it answers to (a multiplexer's tmux spellings: send-keys, killp…). */
-  aliases?: readonly string[];
-  summary: string;
-  usage: string;
-  /**
-   * Owner-only: refused before connecting when this process runs under a
-   * delegation (conformance/spec/security-model.txt, "Delegated runs"); the daemon refuses again on its own evidence.
-   */
-  management: boolean | ((values: CommandRun["values"], positionals: readonly string[]) => boolean);
-  options?: ParseArgsConfig["options"];
-  execute(run: CommandRun): Promise<number | ProgramExit>;
-}
-
-export interface Program {
-  name: string;
-  description: string;
-  commands: readonly Command[];
-  /** Lines of honest limits printed in --help. */
-  limits: readonly string[];
-  /** Where to run management commands instead, said when they are refused under a delegation. */
-  outside?: string;
-}
-
-/**
- * The exit code of a program a command waited for (`venom-mux wait --exit`):
- * the process exits with it, but the command did what it was asked, so a
- * sequence goes on after it (`wait --exit \; kill`).
- */
-export class ProgramExit {
-  constructor(readonly code: number) {}
-}
-
-export class UsageError extends Error {}
+export { type Command, type CommandRun, Exit, type Io, type Program, ProgramExit, UsageError } from "./command.js";
 
 const globalOptions = { json: { type: "boolean" }, help: { type: "boolean", short: "h" } } as const;
 
@@ -166,8 +115,9 @@ function commandSequence(argv: readonly string[]): string[][] {
  * any exit code but 0 or a ProgramExit. Returns the failed command's code,
  * else the first code a ProgramExit reported, else 0.
  */
-export async function runProgram(program: Program, argv: readonly string[], rawIo: Io = stdio): Promise<number> {
+export async function runProgram(table: Program, argv: readonly string[], rawIo: Io = stdio): Promise<number> {
   if (rawIo === stdio) endWhenOutputCloses();
+  const program = withCompletion(table);
   const io = escaping(rawIo);
   const connections = new CliConnections();
   try {

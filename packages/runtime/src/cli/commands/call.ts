@@ -11,6 +11,16 @@ export function callCommand(app: CliApp): Command {
     usage: "call TOOL [JSON] [--timeout SECONDS] [--workspace DIR]",
     management: false,
     options: { timeout: { type: "string" }, workspace: { type: "string" } },
+    // The tools the running daemon offers; none when it is not running (completion never starts one).
+    async complete(home, at) {
+      if (!("argument" in at) || at.argument !== 0) return [];
+      const client = await connectCli(app, home).catch(() => undefined);
+      try {
+        return client ? (await client.request("tools/list")).tools.map((tool) => tool.name) : [];
+      } finally {
+        client?.close();
+      }
+    },
     async execute({ home, json, io, values, positionals }) {
       const [tool, rawArgs = "{}", ...extra] = positionals;
       if (!tool || extra.length > 0) throw new UsageError("expected a tool name and at most one JSON argument");
