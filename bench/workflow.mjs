@@ -10,7 +10,8 @@
 import { spawnSync } from "node:child_process";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { fmt, MUX, median, ROOT, sleep, spread, startMux, startTmux } from "./lib.mjs";
+import { Panes } from "../packages/client/dist/index.js";
+import { cleanEnv, fmt, MUX, median, pty, ROOT, sleep, spread, startMux, startTmux } from "./lib.mjs";
 
 export const title = "An agent's workflow: venom-mux commands against tmux commands";
 
@@ -157,6 +158,59 @@ function venomSequenceWorkflow(mux) {
   return { ms, commands: args.filter((arg) => arg === ";").length + 1 };
 }
 
+/**
+ * The same workflow through @venom/client, as an orchestrator written against it runs it: one connection (opened
+ * inside the clock), one request per step, no process started but the agent. Timed as a whole.
+ */
+async function clientWorkflow(mux) {
+  const name = "agent";
+  const started = performance.now();
+  const panes = await Panes.connect({ home: mux.home });
+  try {
+    await panes.newPane({ name, cols: COLS, rows: ROWS, cwd: join(mux.workspace, "sub"), argv: [process.execPath, AGENT] });
+    await panes.wait(name, { for: /^agent>/ });
+    await panes.paste(name, TASK);
+    await panes.wait(name, { quietMs: QUIET_MS });
+    assertDone((await panes.lastLines(name, TAIL_LINES)).join("\n"), "@venom/client");
+    const pane = (await panes.list()).find((p) => p.name === name);
+    if (pane?.waitingForInput !== true) throw new Error("@venom/client: the agent was not seen waiting for input");
+    await panes.send(name, `/exit ${EXIT_CODE}`, "Enter");
+    const code = await panes.exitCode(name, LOOP_LIMIT_MS / 1000);
+    if (code !== EXIT_CODE) throw new Error(`@venom/client: the agent exited ${code}, not ${EXIT_CODE}`);
+    await panes.kill(name);
+  } finally {
+    panes.close();
+  }
+  return performance.now() - started;
+}
+
+/**
+ * What no driver can go below: the agent on a bare pty, with the workflow's own waits (its prompt, the task's
+ * output, QUIET_MS of quiet, its exit) seen in-process as they happen. What a driver adds is its time less this.
+ */
+async function floorWorkflow(workspace) {
+  const started = performance.now();
+  const term = pty.spawn(process.execPath, [AGENT], { cols: COLS, rows: ROWS, cwd: join(workspace, "sub"), env: cleanEnv() });
+  let screen = "";
+  let lastOutput = performance.now();
+  const output = new Promise((resolve) => {
+    term.onData((data) => {
+      screen += data;
+      lastOutput = performance.now();
+      resolve();
+    });
+  });
+  const exited = new Promise((resolve) => term.onExit(({ exitCode }) => resolve(exitCode)));
+  await output;
+  while (!/agent>/.test(screen)) await sleep(1);
+  term.write(`\x1b[200~${TASK}\x1b[201~`);
+  while (!screen.includes(DONE) || performance.now() - lastOutput < QUIET_MS) await sleep(1);
+  term.write(`/exit ${EXIT_CODE}\r`);
+  const code = await exited;
+  if (code !== EXIT_CODE) throw new Error(`floor: the agent exited ${code}, not ${EXIT_CODE}`);
+  return performance.now() - started;
+}
+
 async function tmuxWorkflow(tmux, workspace) {
   const r = recorder(tmux.env, workspace);
   const t = (...args) => r.run("tmux", ["-S", tmux.socket, "-f", "/dev/null", ...args]);
@@ -229,6 +283,7 @@ const total = (steps, key) => steps.reduce((sum, step) => sum + step[key], 0);
 
 const FEWER_COMMANDS = "agent workflow: fewer commands than tmux";
 const LESS_WALL_TIME = "agent workflow: less wall time than tmux (as a script, chained with \\;)";
+const CLIENT_HALF = "agent workflow through @venom/client: at most 0.5x tmux's wall time";
 
 /**
  * tmux lost the exit status in every round (MAX_LOST replacements included):
@@ -245,7 +300,7 @@ function lostEveryRound(lostRounds) {
     rows: [],
     ratios: [],
     notes: why,
-    targets: [FEWER_COMMANDS, LESS_WALL_TIME].map((target) => ({ target, measured: why, met: null })),
+    targets: [FEWER_COMMANDS, LESS_WALL_TIME, CLIENT_HALF].map((target) => ({ target, measured: why, met: null })),
     data: { lostRounds },
   };
 }
@@ -260,6 +315,8 @@ export async function run({ quick }) {
   tmux.newSession("keep", "cat");
   const venom = [];
   const sequences = [];
+  const clients = [];
+  const floors = [];
   const tmuxRuns = [];
   let lostRounds = 0;
   // Interleaved: noise on a shared machine hits both alike, and each round gives one ratio.
@@ -267,6 +324,8 @@ export async function run({ quick }) {
   for (let i = 0; i < warmup + rounds + Math.min(lostRounds, MAX_LOST); i++) {
     const v = await venomWorkflow(mux);
     const q = venomSequenceWorkflow(mux);
+    const c = await clientWorkflow(mux);
+    const f = await floorWorkflow(mux.workspace);
     const t = await tmuxWorkflow(tmux, mux.workspace);
     if (i < warmup) continue;
     // A round where tmux never gave the exit code has no tmux time to compare: counted, left out.
@@ -274,6 +333,8 @@ export async function run({ quick }) {
     else {
       venom.push(v.steps);
       sequences.push(q);
+      clients.push(c);
+      floors.push(f);
       tmuxRuns.push(t.steps);
     }
   }
@@ -284,6 +345,9 @@ export async function run({ quick }) {
   const sequenceWall = sequences.map((q) => q.ms);
   const sequenceRatio = median(sequenceWall) / median(wall(tmuxRuns));
   const commandRatio = commands(venom) / commands(tmuxRuns);
+  const clientRatio = median(clients) / median(wall(tmuxRuns));
+  const floor = median(floors);
+  const addedRatio = (median(clients) - floor) / (median(wall(tmuxRuns)) - floor);
   const perRound = venom.map((steps, i) => total(steps, "ms") / total(tmuxRuns[i], "ms"));
   const sequencePerRound = sequences.map((q, i) => q.ms / total(tmuxRuns[i], "ms"));
   const step = (runs, s, key) => median(runs.map((steps) => steps[s][key]));
@@ -313,6 +377,14 @@ export async function run({ quick }) {
         String(commands(tmuxRuns)),
         spread(wall(tmuxRuns), fmt.ms),
       ],
+      [
+        "whole workflow through @venom/client: one connection, one request per step (wall min / median / max)",
+        "0 (one connection)",
+        spread(clients, fmt.ms),
+        String(commands(tmuxRuns)),
+        spread(wall(tmuxRuns), fmt.ms),
+      ],
+      ["the floor: the agent on a bare pty, its waits seen in-process (wall min / median / max)", "-", spread(floors, fmt.ms), "-", "-"],
     ],
     ratios: [
       ["venom-mux / tmux commands (medians)", fmt.ratio(commandRatio)],
@@ -320,6 +392,8 @@ export async function run({ quick }) {
       ["venom-mux / tmux wall time, per round (min / median / max)", spread(perRound, fmt.ratio)],
       ["venom-mux chained with `\\;` / tmux wall time (medians)", fmt.ratio(sequenceRatio)],
       ["venom-mux chained with `\\;` / tmux wall time, per round (min / median / max)", spread(sequencePerRound, fmt.ratio)],
+      ["@venom/client / tmux wall time (medians)", fmt.ratio(clientRatio)],
+      ["@venom/client / tmux, time above the floor (medians)", fmt.ratio(addedRatio)],
     ],
     notes: `${lostRounds > 0 ? `In ${lostRounds} of ${rounds + lostRounds} rounds tmux showed the pane dead but never gave its exit status (the program stayed an unreaped zombie for ${STATUS_GRACE_MS / 1000} s and more): those rounds are left out of both columns and replaced (up to ${MAX_LOST}). ` : ""}Each venom-mux command is a Node CLI start (see the CLI start step) where a tmux command is a small C client, so venom-mux's time is mostly its ${commands(venom)} starts; tmux's is its polling loops, which also cost it commands. Chained with \`\\;\`, venom-mux pays one start instead of ${commands(venom)}; both then share a floor of about 0.6 s (the agent's own start, its 200 ms of output and the ${QUIET_MS} ms of quiet), and what is left is venom-mux's one Node start against tmux's ${commands(tmuxRuns)} C clients and the overshoot of its polling. "Know its state": venom-mux's \`ls --json\` says whether the program waits for input (from the kernel: the pty's foreground group asleep in a terminal read, output quiet); tmux can only name the foreground command, so its row is not the same answer.`,
     targets: [
@@ -329,7 +403,12 @@ export async function run({ quick }) {
         measured: `${fmt.ratio(sequenceRatio)} (one process per command: ${fmt.ratio(wallRatio)})`,
         met: sequenceRatio < 1,
       },
+      {
+        target: CLIENT_HALF,
+        measured: `${fmt.ratio(clientRatio)}: ${fmt.ms(median(clients))} against ${fmt.ms(median(wall(tmuxRuns)))}; the workflow's own floor is ${fmt.ms(floor)} (${fmt.ratio(floor / median(wall(tmuxRuns)))} of tmux's time, so no driver can reach 0.5×); above the floor the client adds ${fmt.ms(median(clients) - floor)} where tmux adds ${fmt.ms(median(wall(tmuxRuns)) - floor)} (${fmt.ratio(addedRatio)})`,
+        met: clientRatio <= 0.5,
+      },
     ],
-    data: { rounds, lostRounds, venom, sequences, tmux: tmuxRuns },
+    data: { rounds, lostRounds, venom, sequences, clients, floors, tmux: tmuxRuns },
   };
 }

@@ -16,7 +16,7 @@ const root = new URL("..", import.meta.url).pathname;
 
 const LOW = ["@venom/proto", "@venom/native"];
 const RUNTIME = [...LOW, "@venom/runtime"];
-const APP = [...RUNTIME, "@venom/agents"];
+const APP = [...RUNTIME, "@venom/agents", "@venom/client"];
 
 /** The folders whose `src/` is checked, and the Venom packages each may import. */
 const ALLOWED = {
@@ -24,6 +24,7 @@ const ALLOWED = {
   "packages/native": [],
   "packages/runtime": LOW,
   "packages/agents": RUNTIME,
+  "packages/client": RUNTIME,
   "apps/venom-echo": APP,
   "apps/multiplexer-lite": APP,
   "apps/orchestrator-lite": APP,

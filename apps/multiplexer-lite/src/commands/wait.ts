@@ -1,6 +1,5 @@
-import { constants } from "node:os";
-import type { PaneInfo } from "@venom/proto";
-import { type CliApp, Exit, ProgramExit, UsageError, type VenomClient } from "@venom/runtime/cli";
+import { paneExitCode, waitForPane } from "@venom/client";
+import { type CliApp, Exit, ProgramExit, UsageError } from "@venom/runtime/cli";
 import { withMux } from "./client.js";
 import type { MuxCommand } from "./command.js";
 
@@ -46,7 +45,11 @@ export function waitCommand(app: CliApp): MuxCommand {
       if (quietMs !== undefined && !(Number.isInteger(quietMs) && quietMs > 0))
         throw new UsageError("--quiet takes a positive number of milliseconds");
       const result = await withMux(app, run, (client) =>
-        pattern ? waitFor(client, target, pattern, deadline) : wait(client, target, deadline, quietMs ? { quietMs } : {}),
+        waitForPane(client, target, {
+          ...(pattern ? { for: pattern } : {}),
+          ...(quietMs ? { quietMs } : {}),
+          ...(deadline ? { deadline } : {}),
+        }),
       );
       if (run.json) run.io.out(JSON.stringify(result));
       if (result.reason === "timeout") return TIMED_OUT;
@@ -54,46 +57,10 @@ export function waitCommand(app: CliApp): MuxCommand {
       // It exited: for --for that is a failure to show the pattern, for --quiet to go quiet. For --exit it is what was
       // waited for: the program's own code, after which a sequence goes on.
       if (pattern) return Exit.failed;
-      return quietMs ? exitCode(result.pane) : new ProgramExit(exitCode(result.pane));
+      const code = paneExitCode(result.pane) ?? Exit.failed;
+      return quietMs ? code : new ProgramExit(code);
     },
   };
-}
-
-type WaitResult = Awaited<ReturnType<typeof wait>>;
-
-function wait(
-  client: VenomClient,
-  target: string,
-  deadline: number | undefined,
-  also: { quietMs?: number; output?: boolean; since?: number },
-) {
-  const seconds = deadline === undefined ? undefined : Math.max(0.001, (deadline - Date.now()) / 1000);
-  return client.request("pane/wait", { target, ...(seconds ? { timeoutSeconds: seconds } : {}), ...also });
-}
-
-/** Look at the screen, and again after each output since that look, until a line matches, the program exits or time is up. */
-async function waitFor(
-  client: VenomClient,
-  target: string,
-  pattern: RegExp,
-  deadline: number | undefined,
-): Promise<WaitResult | { reason: "match"; line: string }> {
-  let since = 0;
-  const match = async () => {
-    const screen = await client.request("pane/capture", { target });
-    since = screen.printed;
-    return screen.text.split("\n").find((line) => pattern.test(line));
-  };
-  for (;;) {
-    const line = await match();
-    if (line !== undefined) return { reason: "match", line };
-    // Output between that capture and this wait counts: a program that printed its prompt once and then waits for input is seen.
-    const next = await wait(client, target, deadline, { output: true, since });
-    if (next.reason === "output") continue;
-    // One last look: the output that came with the exit may hold the match.
-    const last = next.reason === "exit" ? await match() : undefined;
-    return last === undefined ? next : { reason: "match", line: last };
-  }
 }
 
 function regex(source: string): RegExp {
@@ -102,9 +69,4 @@ function regex(source: string): RegExp {
   } catch (error) {
     throw new UsageError(`--for: not a regular expression: ${(error as Error).message}`);
   }
-}
-
-function exitCode({ exitCode, signal }: PaneInfo): number {
-  if (signal) return 128 + ((constants.signals as Record<string, number>)[signal] ?? 0);
-  return exitCode ?? Exit.failed;
 }
