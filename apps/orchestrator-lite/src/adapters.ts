@@ -10,15 +10,10 @@ import type { Config } from "@venom/runtime";
 // executable and an argument vector, never a shell line; the prompt is
 // appended as exactly one argument, after `promptArg` when the CLI wants a flag.
 
-/** How an agent signs in inside its private home (`venom-orch agents login NAME`). */
-export type Login =
-  /** Run the agent's own sign-in with these arguments, in its private environment. */
-  | { argv: string[] }
-  /** Read a key without echo (or from stdin) into this file of the agent's state directory, mode 0600. */
-  | { keyFile: string };
-
 export interface Adapter {
   name: string;
+  /** One of venom-orch's own adapters (BUILT_IN), overridden or not; false for an agent the user added. */
+  builtIn: boolean;
   /** A program name looked up in `lookIn` then PATH, or an absolute path. */
   executable: string;
   /** Directories under the user's home searched before PATH, as a login shell would. */
@@ -31,10 +26,13 @@ export interface Adapter {
   /** Variables that carry its credentials or endpoints: never passed, whoever asks (a built-in's: @venom/agents, AGENT_VARS). */
   credentialVars: readonly string[];
   envPass: string[];
+  /** `[agents.NAME.env]`: values the user wrote for this agent alone (the configuration refused credential-like names). */
+  env: Record<string, string>;
   permissions: "default" | "full";
   /** The agent's own full-autonomy switches, used only with permissions = "full". */
   fullArgs: string[];
-  login: Login;
+  /** The agent's own sign-in (`venom-orch agents login NAME`), run in its private environment; null when it has none. */
+  signIn: string[] | null;
   /** How venom-orch talks to it: a CLI with the prompt as an argument, or the Agent Client Protocol. */
   transport: "cli" | "acp" | "auto";
   /** The program that speaks ACP on stdio, when there is one; `fullModes` are its session modes that turn its own prompts off. */
@@ -45,12 +43,14 @@ export interface AcpEntry {
   executable: string;
   args: string[];
   fullModes: string[];
+  /** The npm package that installs `executable`, said when it is missing. */
+  npmPackage?: string;
 }
 
 const LOCAL = [".local/bin"];
 
 /** The built-in adapters (docs/venom-orch.md, "Adapters"); `[agents.NAME]` in the user's config overrides any field. */
-const BUILT_IN: readonly Adapter[] = [
+const BUILT_IN: readonly Omit<Adapter, "env" | "builtIn">[] = [
   {
     name: "claude",
     executable: "claude",
@@ -61,9 +61,9 @@ const BUILT_IN: readonly Adapter[] = [
     envPass: [],
     permissions: "default",
     fullArgs: ["--permission-mode", "bypassPermissions"],
-    login: { argv: ["setup-token"] },
-    transport: "cli",
-    acp: { executable: "claude-agent-acp", args: [], fullModes: ["bypassPermissions"] },
+    signIn: ["setup-token"],
+    transport: "auto",
+    acp: { executable: "claude-agent-acp", args: [], fullModes: ["bypassPermissions"], npmPackage: "@zed-industries/claude-agent-acp" },
   },
   {
     name: "codex",
@@ -75,9 +75,9 @@ const BUILT_IN: readonly Adapter[] = [
     envPass: [],
     permissions: "default",
     fullArgs: ["--dangerously-bypass-approvals-and-sandbox"],
-    login: { argv: ["login"] },
-    transport: "cli",
-    acp: { executable: "codex-acp", args: [], fullModes: ["full-access"] },
+    signIn: ["login"],
+    transport: "auto",
+    acp: { executable: "codex-acp", args: [], fullModes: ["full-access"], npmPackage: "@zed-industries/codex-acp" },
   },
   {
     name: "gemini",
@@ -89,9 +89,9 @@ const BUILT_IN: readonly Adapter[] = [
     envPass: [],
     permissions: "default",
     fullArgs: ["--approval-mode=yolo"],
-    login: { argv: [] },
-    transport: "cli",
-    acp: { executable: "gemini", args: ["--acp"], fullModes: ["yolo"] },
+    signIn: [],
+    transport: "auto",
+    acp: { executable: "gemini", args: ["--acp"], fullModes: ["yolo"], npmPackage: "@google/gemini-cli" },
   },
   {
     name: "grok",
@@ -103,8 +103,8 @@ const BUILT_IN: readonly Adapter[] = [
     envPass: [],
     permissions: "default",
     fullArgs: ["--always-approve"],
-    login: { argv: ["login"] },
-    transport: "cli",
+    signIn: ["login"],
+    transport: "auto",
     acp: { executable: "grok", args: ["agent", "stdio"], fullModes: ["always-approve"] },
   },
   {
@@ -117,9 +117,9 @@ const BUILT_IN: readonly Adapter[] = [
     envPass: [],
     permissions: "default",
     fullArgs: [],
-    login: { keyFile: "api-key" },
-    transport: "cli",
-    acp: { executable: "pi-acp", args: [], fullModes: [] },
+    signIn: null,
+    transport: "auto",
+    acp: { executable: "pi-acp", args: [], fullModes: [], npmPackage: "pi-acp" },
   },
   {
     name: "dsh",
@@ -131,8 +131,8 @@ const BUILT_IN: readonly Adapter[] = [
     envPass: [],
     permissions: "default",
     fullArgs: [],
-    login: { keyFile: "api-key" },
-    transport: "cli",
+    signIn: null,
+    transport: "auto",
     acp: { executable: "dsh", args: ["--profile", "acp"], fullModes: [] },
   },
   {
@@ -146,7 +146,7 @@ const BUILT_IN: readonly Adapter[] = [
     envPass: [],
     permissions: "default",
     fullArgs: [],
-    login: { argv: ["agents", "list"] },
+    signIn: null,
     transport: "cli",
     acp: null,
   },
@@ -161,15 +161,17 @@ export function adapters(config: Config): Adapter[] {
     const own = agents[name];
     const adapter: Adapter = {
       name,
+      builtIn: base !== undefined,
       executable: own?.executable ?? base?.executable ?? name,
       lookIn: base?.lookIn ?? LOCAL,
       args: own?.args ?? base?.args ?? [],
       promptArg: own?.prompt_arg ?? base?.promptArg ?? "",
       credentialVars: [...(base?.credentialVars ?? []), ...(own?.credential_vars ?? [])],
       envPass: [...(base?.envPass ?? []), ...(own?.env_pass ?? [])],
+      env: own?.env ?? {},
       permissions: own?.permissions ?? base?.permissions ?? "default",
       fullArgs: base?.fullArgs ?? [],
-      login: base?.login ?? { keyFile: "api-key" },
+      signIn: base?.signIn ?? null,
       transport: own?.acp ? "acp" : (own?.transport ?? base?.transport ?? "cli"),
       acp: acpEntry(name, own, base),
     };
@@ -179,10 +181,26 @@ export function adapters(config: Config): Adapter[] {
 }
 
 /** The user's own program, said to speak ACP (or a new agent's), is the ACP entry; else the built-in's. */
-function acpEntry(name: string, own: AgentConfig | undefined, base: Adapter | undefined): AcpEntry | null {
+function acpEntry(name: string, own: AgentConfig | undefined, base: Pick<Adapter, "acp"> | undefined): AcpEntry | null {
   const saysAcp = own?.acp === true || own?.transport === "acp";
   if (!saysAcp || (base && !own?.executable)) return base?.acp ?? null;
   return { executable: own?.executable ?? name, args: own?.args ?? [], fullModes: base?.acp?.fullModes ?? [] };
+}
+
+/**
+ * Whether the agent can put its questions to you (docs/venom-orch.md, "Using real agents"): over ACP its permission
+ * requests are relayed; a CLI agent with default permissions has nobody to ask, so its own policy refuses.
+ */
+export function whoDecides(adapter: Adapter, transport: "cli" | "acp"): string {
+  // A nested venom-orch relays its own agents' questions up the chain.
+  if (adapter.name === "venom") return "asks you: its agents' questions are relayed to you";
+  if (adapter.permissions === "full") {
+    return transport === "acp"
+      ? 'asks nothing: permissions = "full" puts it in a session mode that asks nothing'
+      : 'asks nothing: permissions = "full" turns its own approvals and sandbox off';
+  }
+  if (transport === "acp") return "asks you: its permission requests come to you (ACP)";
+  return 'cannot ask you: a CLI agent refuses edits and commands by its own policy; install its ACP entry point or set permissions = "full"';
 }
 
 /** Where an adapter's program is and how venom-orch talks to it, or why it is not offered. */

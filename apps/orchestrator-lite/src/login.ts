@@ -12,6 +12,7 @@ export function agentEnvironment(adapter: Adapter, declared: readonly string[], 
   const env: NodeJS.ProcessEnv = delegatedEnv({
     base: process.env,
     pass: adapter.envPass,
+    own: adapter.env,
     home,
     agent: adapter.name,
     ...(adapter.stateVar ? { stateVar: adapter.stateVar } : {}),

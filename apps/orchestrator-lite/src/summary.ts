@@ -2,7 +2,7 @@ import { lstatSync, readdirSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { cutMiddle, escapedNote, terminalSafe, terminalShown } from "@venom/proto";
 import { isWithin } from "@venom/runtime";
-import type { Adapter } from "./adapters.js";
+import { type Adapter, whoDecides } from "./adapters.js";
 
 // What the person sees before a launch (docs/venom-orch.md, "Before launch"): the agent,
 // where it runs, the prompt (bounded, with what was cut said), FULL PERMISSIONS
@@ -55,6 +55,7 @@ export function launchSummary(facts: LaunchFacts): string {
   const lines = [
     `launch ${adapter.name}${transport === "acp" ? " over ACP" : ""}${background ? " in the background" : ""} in ${line(where)}${adapter.permissions === "full" ? full : ""}`,
     `prompt (${[...prompt].length} characters${escaped}): ${cutMiddle(shownPrompt.text, PROMPT_SHOWN)}`,
+    `it ${whoDecides(adapter, transport)}`,
   ];
   if (found.length > 0) {
     lines.push(`agent configuration here can bring back credentials, endpoints, hooks or tools: ${found.map(line).join(", ")}`);

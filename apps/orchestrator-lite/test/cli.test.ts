@@ -269,21 +269,24 @@ describe("venom-orch CLI", () => {
     }
   });
 
-  it("agents status shows the private home and whether a key is stored, never the key", async () => {
+  it("agents doctor shows the private home and whether it is signed in, never the key", async () => {
     const stack = await startStack();
     const orch = { env: stack.orch.env, bin: stack.orch.bin };
-    const login = spawnSync(process.execPath, [ORCH_BIN, "agents", "login", "dsh"], {
+    const login = spawnSync(process.execPath, [ORCH_BIN, "agents", "login", "dsh", "--api-key"], {
       env: stack.orch.env,
       input: "sk-status-canary\n",
       encoding: "utf8",
     });
     expect(login.status, login.stderr).toBe(0);
     expect(login.stdout + login.stderr).not.toContain("sk-status-canary");
-    const status = cli(orch, ["agents", "status", "dsh"]);
-    expect(status.stdout).toContain(`dsh: private home ${join(stack.home, "agents", "dsh")} (mode 0700)`);
-    expect(status.stdout).toMatch(/DSH_HOME points at .*agents\/dsh\/state/);
-    expect(status.stdout).toMatch(/key: stored/);
-    expect(status.stdout).not.toContain("sk-status-canary");
+    const doctor = cli(orch, ["agents", "doctor", "dsh"]);
+    expect(doctor.stdout).toContain(
+      `private home ${join(stack.home, "agents", "dsh")}; DSH_HOME points at ${join(stack.home, "agents", "dsh", "state")}`,
+    );
+    expect(doctor.stdout).toMatch(/^ {2}signed in$/m);
+    expect(doctor.stdout).not.toContain("sk-status-canary");
+    // status is doctor's other name.
+    expect(cli(orch, ["agents", "status", "dsh"]).stdout).toBe(doctor.stdout);
   });
 
   it("agents list says for each agent why it is or is not offered", async () => {
@@ -315,7 +318,7 @@ describe("venom-orch CLI", () => {
     expect(broken.stderr).toMatch(/config\.toml: key agents\.added\.executable: .*string/);
   });
 
-  it("agents login reads a key without echo into the agent's own file, 0600, and is refused under a delegation", async () => {
+  it("agents login --api-key reads a key without echo into the agent's own file, 0600, and is refused under a delegation", async () => {
     const home = tempDir("home");
     const session = `orch-login-${process.pid}`;
     const tmux = (...args: string[]) => spawnSync("tmux", args, { encoding: "utf8" });
@@ -335,6 +338,7 @@ describe("venom-orch CLI", () => {
       "agents",
       "login",
       "pi",
+      "--api-key",
     );
     try {
       await expect
@@ -342,8 +346,8 @@ describe("venom-orch CLI", () => {
         .toMatch(/API key for pi \(not echoed\):/);
       tmux("send-keys", "-t", session, "-l", "sk-canary-12345");
       tmux("send-keys", "-t", session, "Enter");
-      const keyFile = join(home, "agents", "pi", "state", "api-key");
-      await expect.poll(() => readIfThere(keyFile), { timeout: 20_000 }).toBe("sk-canary-12345\n");
+      const keyFile = join(home, "agents", "pi", "state", "auth.json");
+      await expect.poll(() => readIfThere(keyFile), { timeout: 20_000 }).toContain('"key": "sk-canary-12345"');
       expect(statSync(keyFile).mode & 0o777).toBe(0o600);
       expect(statSync(join(home, "agents", "pi")).mode & 0o777).toBe(0o700);
     } finally {

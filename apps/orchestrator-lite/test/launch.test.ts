@@ -23,7 +23,9 @@ async function remoteError(promise: Promise<unknown>): Promise<RpcRemoteError> {
 describe("venom-orch launches", () => {
   it("runs every built-in adapter with its own argv shape and the prompt as exactly one argument", async () => {
     const fakes = ["claude", "codex", "gemini", "grok", "pi", "dsh"];
-    const stack = await startStack({ fakes, config: `[agents.claude]\npermissions = "full"\n` });
+    // Their CLIs: gemini, grok and dsh are their own ACP entry points too, which transport "auto" would take.
+    const cliTransport = ["gemini", "grok", "dsh"].map((agent) => `[agents.${agent}]\ntransport = "cli"\n`).join("");
+    const stack = await startStack({ fakes, config: `[agents.claude]\npermissions = "full"\n${cliTransport}` });
     const { client } = await stack.person();
     const shapes: Record<string, string[]> = {
       claude: ["--permission-mode", "bypassPermissions", "-p", NASTY],
@@ -66,7 +68,7 @@ describe("venom-orch launches", () => {
     };
     const stack = await startStack({
       env: canaries,
-      config: `env_pass = ["DEMO_SETTING", "OPENAI_API_KEY", "GH_TOKEN"]\n`,
+      config: `env_pass = ["DEMO_SETTING"]\n`,
     });
     // Launched from the CLI as a user would, with canaries in the caller's environment too.
     const run = cli({ env: stack.orch.env, bin: stack.orch.bin }, ["run", "demo", "hello", "--yes"], { CALLER_SECRET: "canary-caller" });

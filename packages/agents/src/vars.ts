@@ -1,13 +1,3 @@
-import { sectionOf } from "@venom/runtime/cli";
-import type { Config } from "@venom/runtime/config";
-import type { AgentConfig } from "./config.js";
-import { AGENTS_SECTION } from "./section.js";
-
-/** `[agents]` as the program loaded it (with agentsSection registered); read without zod. */
-export function agentsOf(config: Config): Record<string, AgentConfig> {
-  return sectionOf(config, AGENTS_SECTION);
-}
-
 /**
  * The credential, endpoint and state variables of the agents Venom knows by
  * name: the one list that venom-mux (no delegated pane inherits any of them)
@@ -59,7 +49,7 @@ export function declaredVars(agents: Iterable<AgentVars>): string[] {
 }
 
 /** The variables of every agent, known by name (AGENT_VARS) or added in `[agents]`: none reaches a delegated process. */
-export function everyDeclaredVar(agents: Record<string, AgentConfig>): string[] {
+export function everyDeclaredVar(agents: Record<string, { credential_vars: readonly string[]; state_var?: string | undefined }>): string[] {
   const configured = Object.values(agents).map(
     (agent): AgentVars => ({ credentialVars: agent.credential_vars, ...(agent.state_var ? { stateVar: agent.state_var } : {}) }),
   );

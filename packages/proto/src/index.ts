@@ -12,6 +12,7 @@ export * from "./markdown-wrap.js";
 export * from "./policy.js";
 export * from "./reference.js";
 export * from "./reference-tools.js";
+export * from "./secret-names.js";
 export * from "./snapshot.js";
 export * from "./start-up-vars.js";
 export * from "./terminal-text.js";

@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { childMarkers } from "@venom/proto";
+import { childMarkers, isSecretShaped, matchesAny } from "@venom/proto";
 import { privateDir, type VenomHome } from "./home.js";
 import { privateDirBeneath } from "./private-dir-beneath.js";
 
@@ -23,6 +23,11 @@ export interface DelegatedEnvOptions {
   pass?: readonly string[];
   /** Values the launcher sets (a pane's env); the same names are refused as from `base`. */
   extra?: Readonly<Record<string, string>>;
+  /**
+   * Values the user wrote for this agent in their own configuration (`[agents.NAME.env]`), given as written, a
+   * declared endpoint variable included: the configuration refused credential-like, start-up and Venom-set names.
+   */
+  own?: Readonly<Record<string, string>>;
   home: VenomHome;
   agent: string;
   /** The agent's own state variable (e.g. CODEX_HOME), pointed inside its private home. */
@@ -41,29 +46,6 @@ const PARENT = /^[\x21-\x7e]{1,256}$/;
 
 /** What every delegated child gets from the launcher's environment (docs/venom-orch.md, "What a delegated agent gets"). */
 export const BASE_ENV = ["PATH", "LANG", "LC_*", "TERM", "TZ", "USER", "LOGNAME", "SHELL"] as const;
-
-/**
- * Names that look like a credential or Venom's own: they never reach a
- * delegated child, whoever asks. Matched without regard to case. The cloud
- * providers' prefixes are here; the agents' own names are declared by them.
- */
-const SECRET_SHAPED = [/^VENOM_/, /_API_KEY$/, /TOKEN/, /SECRET/, /PASSWORD|PASSWD/, /CREDENTIAL/, /^(AWS|AZURE|GOOGLE)_/];
-
-/**
- * Whether `name` may never be passed to a delegated child: it is secret-shaped,
- * or one of `declared` (names, or prefixes with a trailing `*`), both without
- * regard to case.
- */
-export function isSecretShaped(name: string, declared: readonly string[] = []): boolean {
-  const upper = name.toUpperCase();
-  return (
-    SECRET_SHAPED.some((pattern) => pattern.test(upper)) ||
-    matchesAny(
-      upper,
-      declared.map((entry) => entry.toUpperCase()),
-    )
-  );
-}
 
 const XDG_DIRS = {
   XDG_CONFIG_HOME: ".config",
@@ -103,6 +85,7 @@ export function delegatedEnv(options: DelegatedEnvOptions): Record<string, strin
   for (const [name, value] of Object.entries(options.extra ?? {})) {
     if (allowed(name)) env[name] = value;
   }
+  Object.assign(env, options.own);
 
   const agentHome = join(home.agents, agent);
   privateDir(home.root, { followLink: true });
@@ -118,8 +101,4 @@ export function delegatedEnv(options: DelegatedEnvOptions): Record<string, strin
     env[name] = join(agentHome, relative);
   }
   return { ...env, ...childMarkers(parent, parentDepth) };
-}
-
-function matchesAny(name: string, patterns: readonly string[]): boolean {
-  return patterns.some((pattern) => (pattern.endsWith("*") ? name.startsWith(pattern.slice(0, -1)) : name === pattern));
 }

@@ -14,6 +14,7 @@ export * from "./log.js";
 export * from "./notices.js";
 export * from "./path-within.js";
 export * from "./peer.js";
+export * from "./private-dir-beneath.js";
 export * from "./private-files.js";
 export * from "./proc.js";
 export * from "./process-runner.js";

@@ -340,6 +340,8 @@ export class PaneTable {
         ...delegatedEnv({
           base: daemonEnv(),
           extra: params.env ?? {},
+          // From the user's own configuration, never from the caller: a delegate cannot name values here.
+          own: agents[agent]?.env ?? {},
           home: this.host.home,
           agent,
           ...(stateVar ? { stateVar } : {}),

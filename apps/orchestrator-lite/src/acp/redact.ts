@@ -1,5 +1,5 @@
 import { AGENT_VAR_PREFIXES } from "@venom/agents";
-import { isSecretShaped } from "@venom/runtime";
+import { isSecretShaped } from "@venom/proto";
 
 /**
  * Credential-shaped strings an agent may put in a tool title (a command line

@@ -1,7 +1,7 @@
 import { relative } from "node:path";
 import { agentsOf, everyDeclaredVar } from "@venom/agents";
-import { defineTool, ErrorCode, ProtocolError, ToolFailure } from "@venom/proto";
-import { isSecretShaped, knownConfinement, refusedAsProtocolError, resolveCwd, sandboxNotices } from "@venom/runtime";
+import { defineTool, ErrorCode, isSecretShaped, ProtocolError, ToolFailure } from "@venom/proto";
+import { knownConfinement, refusedAsProtocolError, resolveCwd, sandboxNotices } from "@venom/runtime";
 import * as z from "zod";
 import { type Adapter, adapters, launchArgv, type Resolution, resolveAdapter } from "../adapters.js";
 import type { OrchContext } from "../context.js";
