@@ -264,8 +264,11 @@ export function bashComplete(daemon: { env: NodeJS.ProcessEnv; bin?: string }, p
     `_${program.replace(/-/g, "_")}_complete`,
     `printf '%s\\n' "\${COMPREPLY[@]}"`,
   ].join("\n");
-  const result = spawnSync("bash", ["-c", script], {
-    env: { ...daemon.env, PATH: `${bin}:${daemon.env.PATH ?? process.env.PATH}` },
+  // No startup file of the machine's runs: bash sources ~/.bashrc when its stdin is a socket (Node's pipes are) and
+  // SHLVL is unset (as under turbo), and BASH_ENV always; this machine's (pyenv's rehash) hung the completion.
+  const result = spawnSync("bash", ["--norc", "--noprofile", "-c", script], {
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...daemon.env, BASH_ENV: undefined, PATH: `${bin}:${daemon.env.PATH ?? process.env.PATH}` },
     encoding: "utf8",
     timeout: 30_000,
   });
