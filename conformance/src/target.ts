@@ -3,7 +3,7 @@ import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createConnection } from "node:net";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ownEnv, type Target } from "./context.js";
 
@@ -20,19 +20,28 @@ export class UsageError extends Error {
 export const CANARY_VARIABLE = "VENOM_CONFORMANCE_CANARY_API_KEY";
 const MAX_PRINTED = 4 * 1024 * 1024;
 
-/** Our own daemons the suite can start: their package and socket name. */
-const TARGETS: Record<string, { pkg: string; app: string }> = {
-  echo: { pkg: "@venom/echo", app: "echo" },
-  mux: { pkg: "@venom/mux", app: "mux" },
-  orch: { pkg: "@venom/orch", app: "orch" },
+/** Our own daemons the suite can start: their folder and socket name. */
+const TARGETS: Record<string, { folder: string; app: string }> = {
+  echo: { folder: "venom-echo", app: "echo" },
+  mux: { folder: "multiplexer-lite", app: "mux" },
+  orch: { folder: "orchestrator-lite", app: "orch" },
 };
+
+/**
+ * A file of one of our apps, found by where it sits beside this suite (conformance/ and apps/ side by side, in the
+ * repository and in the installed package alike), not resolved as a package: the suite runs their programs as a
+ * user would, and never loads their code.
+ */
+function ours(folder: string, file: string): string {
+  return fileURLToPath(new URL(`../../apps/${folder}/${file}`, import.meta.url));
+}
 
 /** The probe agent the orch checks launch (`[agents.probe]`); see conformance/probe/agent.mjs. */
 export const PROBE_AGENT = fileURLToPath(new URL("../probe/agent.mjs", import.meta.url));
 
 /** The ACP agent the orch/acp-* checks launch (`[agents.acp-probe]`): the fake ACP agent venom-orch ships. */
 function acpProbe(): string {
-  return join(dirname(fileURLToPath(import.meta.resolve("@venom/orch"))), "..", "agents", "acp-agent.mjs");
+  return ours("orchestrator-lite", "agents/acp-agent.mjs");
 }
 
 /** What `--confined` adds to the started daemon's config: every process it starts confined, with no network. */
@@ -46,7 +55,7 @@ const CONFINED_CONFIG = '[sandbox]\nmode = "landlock"\nnetwork = "none"\n';
 export async function startTarget(name: string, options: { confined?: boolean } = {}): Promise<StartedTarget> {
   const target = TARGETS[name];
   if (!target) throw new UsageError(`--target must be echo, mux or orch (got ${JSON.stringify(name)})`);
-  const main = join(dirname(fileURLToPath(import.meta.resolve(target.pkg))), "main.cjs");
+  const main = ours(target.folder, "dist/main.cjs");
   const home = mkdtempSync(join(tmpdir(), "venom-conformance-home-"));
   const workspace = mkdtempSync(join(tmpdir(), "venom-conformance-workspace-"));
   const userHome = mkdtempSync(join(tmpdir(), "venom-conformance-user-"));
@@ -111,7 +120,7 @@ async function listening(socket: string, child: ChildProcess): Promise<boolean> 
 
 /** The venom-mux venom-orch started for its panes: stopped with its own CLI, as a user would. */
 async function stopMux(env: NodeJS.ProcessEnv): Promise<void> {
-  const main = join(dirname(fileURLToPath(import.meta.resolve("@venom/mux"))), "main.cjs");
+  const main = ours("multiplexer-lite", "dist/main.cjs");
   await new Promise((resolve) => spawn(process.execPath, [main, "stop"], { env, stdio: "ignore" }).once("exit", resolve));
 }
 
