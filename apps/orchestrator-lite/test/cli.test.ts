@@ -269,6 +269,24 @@ describe("venom-orch CLI", () => {
     }
   });
 
+  it("run --yes on a terminal asks nothing: the launch and the agent's edit are approved, and said", async () => {
+    const stack = await startStack({ config: `[agents.fake]\nexecutable = "${ACP_AGENT}"\nacp = true\n` });
+    const session = `orch-yes-${process.pid}`;
+    const tmux = (...args: string[]) => spawnSync("tmux", args, { encoding: "utf8" });
+    const env = Object.entries({ VENOM_HOME: stack.home, HOME: stack.userHome }).flatMap(([k, v]) => ["-e", `${k}=${v}`]);
+    const shell = `cd ${stack.workspace} && ${process.execPath} ${ORCH_BIN} run fake 'tool edit a.txt' --yes; echo RUN-EXIT=$?; sleep 60`;
+    tmux("new-session", "-d", "-s", session, "-x", "160", "-y", "50", ...env, "sh", "-c", shell);
+    const screen = () => tmux("capture-pane", "-p", "-J", "-S", "-", "-t", session).stdout;
+    try {
+      await expect.poll(screen, { timeout: 30_000 }).toMatch(/RUN-EXIT=0/);
+      expect(screen()).not.toMatch(/Allow this call/);
+      expect(screen()).toContain("tool edit: selected allow_once");
+      expect(screen()).toMatch(/approved without asking \(autoApprove\)/);
+    } finally {
+      tmux("kill-session", "-t", session);
+    }
+  });
+
   it("agents doctor shows the private home and whether it is signed in, never the key", async () => {
     const stack = await startStack();
     const orch = { env: stack.orch.env, bin: stack.orch.bin };

@@ -7,7 +7,8 @@ import { agentNames } from "./names.js";
 /**
  * `venom-orch run AGENT PROMPT`: progress (state changes, relayed approvals) on
  * stderr as it happens, the result on stdout. On a terminal approvals are asked
- * y/N; without one they deny unless --yes says this client approves everything.
+ * y/N; without one they deny. --yes says this client approves everything, and
+ * then nothing is asked, on a terminal or not.
  */
 export function runCommand(app: CliApp): Command {
   return {

@@ -48,7 +48,8 @@ export async function connectCli(app: CliApp, home: VenomHome, options: ConnectO
 async function connectOnce(app: CliApp, home: VenomHome, options: Omit<ConnectOptions, "startWith">): Promise<VenomClient> {
   const socket = home.socket(app.app);
   try {
-    const gate = terminalGate(app.program);
+    // --yes (autoApprove) means nobody is asked, on a terminal too: a gate would be asked instead of it.
+    const gate = options.autoApprove ? undefined : terminalGate(app.program);
     return await VenomClient.connect(socket, {
       client: { name: app.program, version: app.version },
       ...(gate ? { gate } : {}),
