@@ -37,6 +37,8 @@ export interface Adapter {
   transport: "cli" | "acp" | "auto";
   /** The program that speaks ACP on stdio, when there is one; `fullModes` are its session modes that turn its own prompts off. */
   acp: AcpEntry | null;
+  /** Set for an agent with no approvals of its own (pi): it runs every tool it is given, so it never asks anyone. */
+  noApprovals?: true;
 }
 
 export interface AcpEntry {
@@ -120,6 +122,7 @@ const BUILT_IN: readonly Omit<Adapter, "env" | "builtIn">[] = [
     signIn: null,
     transport: "auto",
     acp: { executable: "pi-acp", args: [], fullModes: [], npmPackage: "pi-acp" },
+    noApprovals: true,
   },
   {
     name: "dsh",
@@ -176,7 +179,12 @@ export function adapters(config: Config): Adapter[] {
       acp: acpEntry(name, own, base),
     };
     const stateVar = own?.state_var ?? base?.stateVar;
-    return stateVar === undefined ? adapter : { ...adapter, stateVar };
+    return {
+      ...adapter,
+      ...(stateVar === undefined ? {} : { stateVar }),
+      // A program of the user's own in its place may have approvals: nothing is said of it.
+      ...(base?.noApprovals && !own?.executable ? { noApprovals: true as const } : {}),
+    };
   });
 }
 
@@ -189,11 +197,17 @@ function acpEntry(name: string, own: AgentConfig | undefined, base: Pick<Adapter
 
 /**
  * Whether the agent can put its questions to you (docs/venom-orch.md, "Using real agents"): over ACP its permission
- * requests are relayed; a CLI agent with default permissions has nobody to ask, so its own policy refuses.
+ * requests are relayed; a CLI agent with default permissions has nobody to ask, so its own policy refuses; an agent
+ * without approvals of its own asks nobody either way.
  */
 export function whoDecides(adapter: Adapter, transport: "cli" | "acp"): string {
   // A nested venom-orch relays its own agents' questions up the chain.
   if (adapter.name === "venom") return "asks you: its agents' questions are relayed to you";
+  if (adapter.noApprovals) {
+    return transport === "acp"
+      ? `asks nothing of its tools: ${adapter.name} has no approvals of its own (over ACP only its extensions' questions come to you)`
+      : `asks nothing: ${adapter.name} has no approvals of its own and runs every tool it is given`;
+  }
   if (adapter.permissions === "full") {
     return transport === "acp"
       ? 'asks nothing: permissions = "full" puts it in a session mode that asks nothing'

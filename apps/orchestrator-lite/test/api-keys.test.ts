@@ -171,6 +171,11 @@ describe("agents list and doctor", () => {
     expect(JSON.parse(u.orch(["agents", "list", "--json"]).stdout).agents).toContainEqual(
       expect.objectContaining({ agent: "codex", transport: "acp", signedIn: false }),
     );
+    // pi has no approvals of its own: it asks nobody, over ACP or not (its ACP adapter relays only its extensions').
+    u.fake("pi");
+    expect(u.orch(["agents", "doctor", "pi"]).stdout).toMatch(/asks nothing: pi has no approvals of its own and runs every tool/);
+    u.fake("pi-acp");
+    expect(u.orch(["agents", "doctor", "pi"]).stdout).toMatch(/asks nothing of its tools: pi has no approvals of its own \(over ACP/);
   });
 
   it("the launch summary says a CLI agent with default permissions cannot ask you", async () => {
