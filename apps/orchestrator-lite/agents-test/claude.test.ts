@@ -1,0 +1,111 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { cleanupAll } from "@venom/testkit";
+import { binOf } from "@venom/testkit/npm-cache";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { ENDPOINT, KEY, type Lane, sentToModel, startLane, workspaceFile } from "./lane.js";
+
+afterAll(cleanupAll);
+
+/** Pinned: what this lane proves is these versions. */
+const CLAUDE = "@anthropic-ai/claude-code@2.1.332";
+const CLAUDE_ACP = "@zed-industries/claude-agent-acp@0.23.1";
+
+/**
+ * The endpoint, and no traffic but the model's. As root, Claude Code refuses its bypass mode unless told it runs in
+ * a sandbox (IS_SANDBOX=1): docs/venom-orch.md, "Using real agents".
+ */
+const ENV = `ANTHROPIC_BASE_URL = "${ENDPOINT}"\nCLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC = "1"\nIS_SANDBOX = "1"\n`;
+
+describe("Claude Code through venom-orch, against a scripted model endpoint", () => {
+  let lane: Lane | undefined;
+  afterEach(async () => lane?.close());
+
+  it("the CLI with permissions = full: signed in with agents login --api-key, writes a file and runs a command in the workspace, privately", async () => {
+    const config = `[agents.claude]\ntransport = "cli"\npermissions = "full"\n[agents.claude.env]\n${ENV}`;
+    lane = await startLane({ claude: join(binOf(CLAUDE), "claude") }, config);
+    const provider = lane.provider;
+    provider.script(
+      { tool: "Write", input: { file_path: join(lane.stack.workspace, "hello.txt"), content: "written by claude\n" } },
+      { tool: "Bash", input: { command: "env > agent-env.txt", description: "record the environment" } },
+      { text: "wrote hello.txt" },
+    );
+    expect(lane.orch(["agents", "login", "claude", "--api-key"], `${KEY}\n`).code).toBe(0);
+    const screen = await lane.run("claude", "write hello.txt", { flags: ["--yes"] });
+    expect(screen).toMatch(/RUN-EXIT=0/);
+    expect(workspaceFile(lane, "hello.txt")).toBe("written by claude\n");
+    const env = workspaceFile(lane, "agent-env.txt");
+    expect(env).toContain(`HOME=${join(lane.stack.home, "agents", "claude")}`);
+    lane.expectNoCanary(env);
+    // The key reached the endpoint as Claude Code sends it, and nothing of the caller's or the daemons'.
+    expect(provider.requests.some((request) => request.headers["x-api-key"] === KEY)).toBe(true);
+    lane.expectNoCanary(sentToModel(provider));
+    expect(lane.homeListing()).toEqual([]);
+    expect(lane.privateFiles("claude")).toEqual(expect.arrayContaining([".claude.json", "projects"]));
+    expect(readFileSync(join(lane.stack.home, "agents", "claude", "state", "settings.json"), "utf8")).toContain("apiKeyHelper");
+  });
+
+  describe("over ACP (claude-agent-acp): its edit is asked on the terminal that ran it", () => {
+    const config = `[agents.claude.env]\n${ENV}`;
+    const acp = { claude: join(binOf(CLAUDE), "claude"), "claude-agent-acp": join(binOf(CLAUDE_ACP), "claude-agent-acp") };
+    const edit = (lane: Lane) => {
+      lane.provider.script(
+        { tool: "Write", input: { file_path: join(lane.stack.workspace, "hello.txt"), content: "written by claude\n" } },
+        { text: "done editing" },
+      );
+      expect(lane.orch(["agents", "login", "claude", "--api-key"], `${KEY}\n`).code).toBe(0);
+    };
+
+    it("approved: the agent writes the file and runs a command, each asked naming the agent and what it does", async () => {
+      lane = await startLane(acp, config);
+      edit(lane);
+      lane.provider.script(
+        { tool: "Write", input: { file_path: join(lane.stack.workspace, "hello.txt"), content: "written by claude\n" } },
+        { tool: "Bash", input: { command: "env > agent-env.txt", description: "record the environment" } },
+        { text: "done editing" },
+      );
+      const screen = await lane.run("claude", "write hello.txt", { answers: ["y", "y", "y"] });
+      expect(screen).toMatch(/RUN-EXIT=0/);
+      expect(screen).toMatch(/launch claude over ACP/);
+      expect(screen).toMatch(/approval needed \[claude-1 acp\] acp edit \(write\)/);
+      expect(screen).toContain("hello.txt");
+      expect(screen).toMatch(/approval needed \[claude-1 acp\] acp execute \(process\)\s+execute: env > agent-env\.txt/);
+      expect(workspaceFile(lane, "hello.txt")).toBe("written by claude\n");
+      const env = workspaceFile(lane, "agent-env.txt");
+      expect(env).toContain(`CLAUDE_CONFIG_DIR=${join(lane.stack.home, "agents", "claude", "state")}`);
+      lane.expectNoCanary(env);
+      expect(lane.provider.requests.some((request) => request.headers["x-api-key"] === KEY)).toBe(true);
+      lane.expectNoCanary(sentToModel(lane.provider));
+      expect(lane.homeListing()).toEqual([]);
+      expect(lane.privateFiles("claude")).toEqual(expect.arrayContaining([".claude.json", "projects"]));
+    });
+
+    it("denied: the file is never written", async () => {
+      lane = await startLane(acp, config);
+      edit(lane);
+      const screen = await lane.run("claude", "write hello.txt", { answers: ["y", "n"] });
+      expect(screen).toMatch(/RUN-EXIT=\d/);
+      expect(screen).toMatch(/approval needed \[claude-1 acp\] acp edit \(write\)/);
+      // The refusal reached the model as the tool's result.
+      expect(lane.provider.requests.some((request) => request.body.includes('"is_error":true'))).toBe(true);
+      expect(workspaceFile(lane, "hello.txt")).toBe("");
+    });
+
+    it("--yes: nothing is asked, the edit is approved", async () => {
+      lane = await startLane(acp, config);
+      edit(lane);
+      const screen = await lane.run("claude", "write hello.txt", { flags: ["--yes"] });
+      expect(screen).toMatch(/RUN-EXIT=0/);
+      expect(workspaceFile(lane, "hello.txt")).toBe("written by claude\n");
+    });
+
+    it("permissions = full: the agent's own mode that asks nothing; only the launch is asked", async () => {
+      lane = await startLane(acp, `[agents.claude]\npermissions = "full"\n${config}`);
+      edit(lane);
+      const screen = await lane.run("claude", "write hello.txt", { answers: ["y"] });
+      expect(screen).toMatch(/RUN-EXIT=0/);
+      expect(screen).toMatch(/FULL PERMISSIONS/);
+      expect(workspaceFile(lane, "hello.txt")).toBe("written by claude\n");
+    });
+  });
+});

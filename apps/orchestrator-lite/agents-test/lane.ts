@@ -1,0 +1,137 @@
+// The agent lane's user: real agent CLIs installed from npm (testkit/npm-cache.ts) on the user's PATH, venom-orch
+// configured and signed in with its own commands, a scripted model provider on loopback as the agent's endpoint, and
+// `venom-orch run` typed into a terminal (tmux) where the person answers y or n. Canaries sit in the caller's and
+// the daemons' environments, so a test can prove none reached the agent or the endpoint.
+import { spawnSync } from "node:child_process";
+import { readdirSync, readFileSync, symlinkSync } from "node:fs";
+import { join } from "node:path";
+import { ORCH_BIN, tempDir } from "@venom/testkit";
+import { type ModelProvider, startModelProvider } from "@venom/testkit/model-provider";
+import { expect } from "vitest";
+import { type Stack, startStack } from "../test/stack.js";
+
+export const KEY = "sk-lane-key-5e1f";
+/** Stands for the model provider's URL in a lane's config.toml. */
+export const ENDPOINT = "@ENDPOINT@";
+const CANARIES = { caller: "caller-canary-8d2b", daemon: "daemon-canary-71ac", daemonKey: "daemon-key-canary-3c90" };
+
+export interface Lane {
+  stack: Stack;
+  provider: ModelProvider;
+  /** venom-orch's CLI as the user runs it, `input` on its stdin. */
+  orch(args: string[], input?: string): { code: number | null; stdout: string; stderr: string };
+  /** `venom-orch run AGENT PROMPT [flags]` on a terminal; `answers` typed in order, each at its own y/N question. */
+  run(agent: string, prompt: string, options?: { flags?: string[]; answers?: ("y" | "n")[] }): Promise<string>;
+  /** What the agent left in its private state directory (`$VENOM_HOME/agents/NAME/state`), relative paths. */
+  privateFiles(agent: string): string[];
+  /** Everything the user's real home holds (the empty ~/.local/bin the stack makes aside). */
+  homeListing(): string[];
+  /** Fails when a canary of the caller's or the daemons' environment is in `text`. */
+  expectNoCanary(text: string): void;
+  close(): Promise<void>;
+}
+
+/**
+ * A user with `executables` (name → the installed file) in a directory on PATH, `config` in config.toml (ENDPOINT in it is
+ * the model provider's URL), and a model provider with nothing scripted yet.
+ */
+export async function startLane(
+  executables: Record<string, string>,
+  config: string,
+  { nodeFirst }: { /** A Node's bin directory put first on the daemons' PATH: the agents' `node`. */ nodeFirst?: string } = {},
+): Promise<Lane> {
+  const provider = await startModelProvider();
+  // Installed as `npm install -g` would: a directory on the user's PATH (an ACP adapter finds its CLI there).
+  const bin = tempDir("agents-bin");
+  for (const [name, file] of Object.entries(executables)) symlinkSync(file, join(bin, name));
+  const stack = await startStack({
+    config: config.replaceAll(ENDPOINT, provider.url),
+    env: {
+      LANE_CANARY: CANARIES.daemon,
+      ANTHROPIC_API_KEY: CANARIES.daemonKey,
+      OPENAI_API_KEY: CANARIES.daemonKey,
+      PATH: [...(nodeFirst ? [nodeFirst] : []), bin, process.env.PATH].join(":"),
+    },
+  });
+  const userEnv = {
+    ...process.env,
+    PATH: stack.orch.env.PATH,
+    VENOM_HOME: stack.home,
+    HOME: stack.userHome,
+    CALLER_CANARY_TOKEN: CANARIES.caller,
+  };
+  const session = `venom-lane-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
+  const tmux = (...args: string[]) => spawnSync("tmux", ["-L", session, ...args], { encoding: "utf8" });
+  return {
+    stack,
+    provider,
+    orch(args, input = "") {
+      const result = spawnSync(process.execPath, [ORCH_BIN, ...args], {
+        env: userEnv,
+        cwd: stack.workspace,
+        input,
+        encoding: "utf8",
+        timeout: 60_000,
+      });
+      return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+    },
+    async run(agent, prompt, { flags = [], answers = [] } = {}) {
+      const quote = (word: string) => `'${word.replace(/'/g, `'\\''`)}'`;
+      const command = [process.execPath, ORCH_BIN, "run", agent, prompt, ...flags].map(quote).join(" ");
+      const env = Object.entries(userEnv).flatMap(([name, value]) => (value === undefined ? [] : ["-e", `${name}=${value}`]));
+      tmux(
+        "new-session",
+        "-d",
+        "-x",
+        "200",
+        "-y",
+        "50",
+        ...env,
+        "sh",
+        "-c",
+        `cd ${quote(stack.workspace)} && ${command}; echo RUN-EXIT=$?; sleep 600`,
+      );
+      const screen = () => tmux("capture-pane", "-p", "-J", "-S", "-", "-t", "0").stdout;
+      const asked = () => screen().match(/\[y\/N\]/g)?.length ?? 0;
+      const ended = () => /RUN-EXIT=\d+/.test(screen());
+      /** Waits until `done`, or the run ended or asked what nobody will answer; says what the terminal showed. */
+      const until = async (done: () => boolean, what: string) => {
+        await expect.poll(() => done() || ended() || asked() > answers.length, { timeout: 180_000, interval: 200 }).toBe(true);
+        if (!done()) throw new Error(`${what}, but the terminal showed:\n${screen()}`);
+      };
+      try {
+        for (const [i, answer] of answers.entries()) {
+          await until(() => asked() === i + 1 && !ended(), `expected question ${i + 1} to answer ${answer}`);
+          tmux("send-keys", "-t", "0", answer, "Enter");
+        }
+        await until(() => ended() && asked() === answers.length, `expected the run to end after ${answers.length} question(s)`);
+        return screen();
+      } finally {
+        tmux("kill-server");
+      }
+    },
+    privateFiles: (agent) => readdirSync(join(stack.home, "agents", agent, "state"), { recursive: true, encoding: "utf8" }).sort(),
+    homeListing: () =>
+      readdirSync(stack.userHome, { recursive: true, encoding: "utf8" })
+        .filter((path) => path !== ".local" && path !== join(".local", "bin"))
+        .sort(),
+    expectNoCanary(text) {
+      for (const canary of Object.values(CANARIES)) expect(text).not.toContain(canary);
+    },
+    close: () => provider.close(),
+  };
+}
+
+/** What the model endpoint was sent, headers and bodies, as one text. */
+export function sentToModel(provider: ModelProvider): string {
+  return provider.requests.map((request) => `${request.path}\n${JSON.stringify(request.headers)}\n${request.body}`).join("\n");
+}
+
+/** A file of the workspace, or "" when the agent never wrote it. */
+export function workspaceFile(lane: Lane, name: string): string {
+  try {
+    return readFileSync(join(lane.stack.workspace, name), "utf8");
+  } catch {
+    return "";
+  }
+}
