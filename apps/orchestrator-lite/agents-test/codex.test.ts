@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { cleanupAll } from "@venom/testkit";
 import { binOf } from "@venom/testkit/npm-cache";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { KEY, type Lane, sentToModel, startLane, workspaceFile } from "./lane.js";
+import { KEY, type Lane, startLane, workspaceFile } from "./lane.js";
 
 afterAll(cleanupAll);
 
@@ -25,6 +25,13 @@ function pointAtProvider(lane: Lane): void {
   expect(lane.orch(["agents", "login", "codex", "--api-key"], `${KEY}\n`).code).toBe(0);
 }
 
+/** The key arrives as its login stored it; its sessions are written in its private CODEX_HOME. */
+const KEPT = {
+  stateVar: "CODEX_HOME",
+  keyHeader: ["authorization", `Bearer ${KEY}`] as [string, string],
+  files: ["auth.json", "sessions"],
+};
+
 const command = (cmd: string) => ({ tool: "exec_command", input: { cmd } });
 /** A command Codex runs only when asked: the model requests it outside Codex's own sandbox. */
 const escalated = (cmd: string) => ({
@@ -43,13 +50,7 @@ describe("Codex through venom-orch, against a scripted model endpoint", () => {
     const screen = await lane.run("codex", "write hello.txt", { answers: ["y"] });
     expect(screen).toMatch(/RUN-EXIT=0/);
     expect(workspaceFile(lane, "hello.txt")).toBe("written by codex\n");
-    const env = workspaceFile(lane, "agent-env.txt");
-    expect(env).toContain(`CODEX_HOME=${join(lane.stack.home, "agents", "codex", "state")}`);
-    lane.expectNoCanary(env);
-    expect(lane.provider.requests.some((request) => request.headers.authorization === `Bearer ${KEY}`)).toBe(true);
-    lane.expectNoCanary(sentToModel(lane.provider));
-    expect(lane.homeListing()).toEqual([]);
-    expect(lane.privateFiles("codex")).toEqual(expect.arrayContaining(["auth.json", "sessions"]));
+    lane.expectKeptPrivate("codex", KEPT);
   });
 
   describe("over ACP (codex-acp)", () => {
@@ -65,13 +66,7 @@ describe("Codex through venom-orch, against a scripted model endpoint", () => {
         /approval needed \[codex-1 acp\] acp execute \(process\)\s+execute: printf 'written by codex\\n' > hello\.txt/,
       );
       expect(workspaceFile(lane, "hello.txt")).toBe("written by codex\n");
-      const env = workspaceFile(lane, "agent-env.txt");
-      expect(env).toContain(`CODEX_HOME=${join(lane.stack.home, "agents", "codex", "state")}`);
-      lane.expectNoCanary(env);
-      expect(lane.provider.requests.some((request) => request.headers.authorization === `Bearer ${KEY}`)).toBe(true);
-      lane.expectNoCanary(sentToModel(lane.provider));
-      expect(lane.homeListing()).toEqual([]);
-      expect(lane.privateFiles("codex")).toEqual(expect.arrayContaining(["auth.json", "sessions"]));
+      lane.expectKeptPrivate("codex", KEPT);
     });
 
     it("denied: the command never runs", async () => {

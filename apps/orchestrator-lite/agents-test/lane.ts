@@ -28,6 +28,12 @@ export interface Lane {
   homeListing(): string[];
   /** Fails when a canary of the caller's or the daemons' environment is in `text`. */
   expectNoCanary(text: string): void;
+  /**
+   * What every run keeps: the environment its command recorded in agent-env.txt has `stateVar` in the agent's
+   * private home and no canary; the key reached the endpoint as the `keyHeader` [name, value] and no canary did; the
+   * real home holds nothing; the private state holds `files` the agent made there.
+   */
+  expectKeptPrivate(agent: string, expected: { stateVar: string; keyHeader: [string, string]; files: string[] }): void;
   close(): Promise<void>;
 }
 
@@ -62,7 +68,7 @@ export async function startLane(
   };
   const session = `venom-lane-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
   const tmux = (...args: string[]) => spawnSync("tmux", ["-L", session, ...args], { encoding: "utf8" });
-  return {
+  const lane: Lane = {
     stack,
     provider,
     orch(args, input = "") {
@@ -118,12 +124,22 @@ export async function startLane(
     expectNoCanary(text) {
       for (const canary of Object.values(CANARIES)) expect(text).not.toContain(canary);
     },
+    expectKeptPrivate(agent, { stateVar, keyHeader: [header, value], files }) {
+      const env = readFileSync(join(stack.workspace, "agent-env.txt"), "utf8");
+      expect(env).toContain(`${stateVar}=${join(stack.home, "agents", agent, "state")}\n`);
+      lane.expectNoCanary(env);
+      expect(provider.requests.some((request) => request.headers[header] === value)).toBe(true);
+      lane.expectNoCanary(sentToModel(provider));
+      expect(lane.homeListing()).toEqual([]);
+      expect(lane.privateFiles(agent)).toEqual(expect.arrayContaining(files));
+    },
     close: () => provider.close(),
   };
+  return lane;
 }
 
 /** What the model endpoint was sent, headers and bodies, as one text. */
-export function sentToModel(provider: ModelProvider): string {
+function sentToModel(provider: ModelProvider): string {
   return provider.requests.map((request) => `${request.path}\n${JSON.stringify(request.headers)}\n${request.body}`).join("\n");
 }
 
