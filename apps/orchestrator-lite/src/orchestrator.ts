@@ -230,6 +230,7 @@ export class Orchestrator {
         () => undefined,
       );
       client = await untilAborted(connecting, signal);
+      stdio?.flowThrough(client);
       // venom-mux read config.toml when it started; a change since (an agent's sandbox turned on) is not yet its own.
       const { notices } = client.hello;
       if (!request.confinement.every((notice) => notices.includes(notice))) {

@@ -188,6 +188,18 @@ export class VenomClient {
     return this.checks.toolResult(await this.rpc.request("tools/call", { name, arguments: args, ...options }));
   }
 
+  /**
+   * Read nothing from the daemon until resume(): a reader slower than the notifications it gets (a pipe pane's stdout)
+   * leaves them in the kernel and the daemon, which bounds what it keeps (docs/venom-mux.md, "Pipe panes").
+   */
+  pause(): void {
+    this.rpc.pause();
+  }
+
+  resume(): void {
+    this.rpc.resume();
+  }
+
   close(): void {
     this.rpc.close();
   }

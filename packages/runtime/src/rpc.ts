@@ -96,6 +96,15 @@ export class RpcPeer {
     output.on("error", () => this.close());
   }
 
+  /** Stop reading the input until resume(): what the peer sends meanwhile waits in the kernel's buffers and its own. */
+  pause(): void {
+    this.input.pause();
+  }
+
+  resume(): void {
+    this.input.resume();
+  }
+
   get closed(): boolean {
     return this.#closed;
   }
