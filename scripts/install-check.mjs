@@ -3,8 +3,8 @@
 // installs into a temporary prefix, its commands run from a PATH that holds only that prefix and the system's
 // directories, as a user's would (the demo, venom-mux new/ls/capture/kill, venom-echo call, venom-conformance), and
 // it uninstalls. Prints one summary line; exits 1 at the first check that fails.
-import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -40,7 +40,7 @@ function run(command, args, expect = {}) {
   return result.stdout;
 }
 try {
-  execFileSync("mkdir", ["-p", workspace, env.HOME]);
+  for (const dir of [workspace, env.HOME]) mkdirSync(dir, { recursive: true });
   run("npm", ["install", "-g", "--prefix", prefix, join(release, tarball)]);
   for (const bin of ["venom-echo", "venom-mux", "venom-orch", "venom-conformance", "venom-demo"]) {
     if (!existsSync(join(prefix, "bin", bin))) throw new Error(`install-check: ${bin} is not on PATH after the install`);

@@ -1,5 +1,3 @@
 // The types of npm-cache.mjs (plain JavaScript, so that CI runs it with Node alone).
-export declare const NPM_CACHE: string;
-export declare function installed(spec: string): string;
 export declare function binOf(spec: string): string;
 export declare function nodeRelease(version: string): string;

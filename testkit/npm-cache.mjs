@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 /** Where pinned packages live: `$XDG_CACHE_HOME/venom/npm` (else `~/.cache/venom/npm`), one directory per spec. */
-export const NPM_CACHE = join(process.env.XDG_CACHE_HOME || join(homedir(), ".cache"), "venom", "npm");
+const NPM_CACHE = join(process.env.XDG_CACHE_HOME || join(homedir(), ".cache"), "venom", "npm");
 
 /**
  * The install directory of `spec` (`name@exact-version`), installed on first use. Installed beside its final place
@@ -18,7 +18,7 @@ export const NPM_CACHE = join(process.env.XDG_CACHE_HOME || join(homedir(), ".ca
  * @param {string} spec
  * @returns {string}
  */
-export function installed(spec) {
+function installed(spec) {
   if (!/^(@[\w.-]+\/)?[\w.-]+@\d+\.\d+\.\d+$/.test(spec)) throw new Error(`npm-cache: pin an exact version: ${spec}`);
   const dir = join(NPM_CACHE, spec.replace("/", "+"));
   if (existsSync(join(dir, "installed"))) return dir;
