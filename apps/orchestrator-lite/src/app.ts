@@ -1,7 +1,12 @@
-import { type AppDefinition, Daemon, type DaemonOptions, loadUserConfig } from "@venom/runtime";
+import { ErrorCode, InboxMethods, ProtocolError } from "@venom/proto";
+import { type AppDefinition, type AppMethod, type ConnectionSession, Daemon, type DaemonOptions, loadUserConfig } from "@venom/runtime";
 import type { DaemonModule } from "@venom/runtime/cli";
+import type { z } from "zod";
 import { orchSections } from "./config.js";
 import type { OrchContext } from "./context.js";
+import { ApprovalHistory } from "./history.js";
+import { Inbox, NotWaiting } from "./inbox.js";
+import { Notifier, notifySection } from "./notify.js";
 import { Orchestrator } from "./orchestrator.js";
 import { agentTool } from "./tools/agent.js";
 import { agentCancelTool } from "./tools/agent-cancel.js";
@@ -22,8 +27,17 @@ export function createOrchDaemon(options: DaemonOptions): Daemon<OrchContext> {
     tools: orchTools,
     // Called once the daemon exists: the orchestrator needs its logger and canonical workspace.
     methods: (daemon) => {
-      orchestrator = new Orchestrator(options.home, daemon.workspace, SERVER, daemon.logger, () => daemon.checkIdle());
-      return {};
+      const inbox = new Inbox();
+      const log = (message: string, fields: Record<string, unknown>) => daemon.logger.warn(fields, message);
+      const person = {
+        inbox,
+        history: new ApprovalHistory(options.home, (error) => log("the approval history could not be written", { error: error.message })),
+        notifier: new Notifier(notifySection.read(options.config).command, log),
+        waitSeconds: options.config.approval.wait_seconds,
+      };
+      const jobs = new Orchestrator(options.home, daemon.workspace, SERVER, daemon.logger, () => daemon.checkIdle(), person);
+      orchestrator = jobs;
+      return inboxMethods(inbox, jobs);
     },
     createContext: (state, _daemon, link) => ({
       state,
@@ -58,3 +72,43 @@ export function createOrchDaemon(options: DaemonOptions): Daemon<OrchContext> {
 
 /** What `serve` loads (scripts/bundle.mjs makes this module the daemon's bundle). */
 export const daemonModule: DaemonModule = { createDaemon: createOrchDaemon, loadUserConfig, configSections: orchSections };
+
+type InboxMethodName = keyof typeof InboxMethods;
+
+/** An inbox method whose params schema and management flag (owner only) come from proto. */
+function inboxMethod<N extends InboxMethodName>(
+  name: N,
+  handle: (params: z.infer<(typeof InboxMethods)[N]["params"]>, session: ConnectionSession<OrchContext>) => Promise<unknown>,
+): AppMethod<OrchContext> {
+  const spec = InboxMethods[name];
+  return {
+    params: spec.params,
+    management: spec.management,
+    handle: async (params, session) => {
+      try {
+        return await handle(params as z.infer<(typeof InboxMethods)[N]["params"]>, session);
+      } catch (error) {
+        if (error instanceof NotWaiting) throw new ProtocolError(ErrorCode.InvalidParams, error.message);
+        throw error;
+      }
+    },
+  };
+}
+
+/** The inbox (docs/venom-orch.md, "The inbox"): listed, watched and answered by the owner only. */
+function inboxMethods(inbox: Inbox, jobs: Orchestrator): Record<InboxMethodName, AppMethod<OrchContext>> {
+  return {
+    "inbox/list": inboxMethod("inbox/list", async (params, session) => {
+      if (params?.watch) {
+        const stop = inbox.watch((event) => session.rpc.notify("event/inbox", event));
+        session.closed.addEventListener("abort", stop, { once: true });
+      }
+      return { questions: inbox.list() };
+    }),
+    "inbox/answer": inboxMethod("inbox/answer", async ({ id, decision, reason }) => {
+      const question = inbox.answer(id, { decision, by: "inbox", ...(reason ? { reason } : {}) });
+      return { question, decision };
+    }),
+    "inbox/details": inboxMethod("inbox/details", async ({ id }) => jobs.details(id)),
+  };
+}

@@ -3,6 +3,8 @@ import { type CliApp, daemonCommands, type Program, runProgram } from "@venom/ru
 import { agentsCommand } from "./commands/agents.js";
 import { attachCommand } from "./commands/attach.js";
 import { cancelCommand } from "./commands/cancel.js";
+import { historyCommand } from "./commands/history.js";
+import { answerCommand, inboxCommand } from "./commands/inbox.js";
 import { jobsCommand } from "./commands/jobs.js";
 import { runCommand } from "./commands/run.js";
 import { VERSION } from "./version.js";
@@ -19,7 +21,18 @@ const app: CliApp = {
 const program: Program = {
   name: "venom-orch",
   description: "hands work to agent CLIs in venom-mux panes and relays every approval of the delegation chain to you",
-  commands: [runCommand(app), jobsCommand(app), cancelCommand(app), attachCommand(app), agentsCommand(app), ...daemonCommands(app)],
+  commands: [
+    runCommand(app),
+    jobsCommand(app),
+    cancelCommand(app),
+    attachCommand(app),
+    inboxCommand(app),
+    answerCommand(app, "approve"),
+    answerCommand(app, "deny"),
+    historyCommand(app),
+    agentsCommand(app),
+    ...daemonCommands(app),
+  ],
   outside: "Run it from a terminal outside Venom's delegated processes (not from an agent's pane).",
   limits: [
     "Agents run as your user, unconfined, in venom-mux panes: each gets an allow-listed environment (no API keys, tokens or other agents' credentials) and a private HOME under $VENOM_HOME/agents/NAME, but it can still read and write whatever your user can.",

@@ -6,6 +6,7 @@ import {
   type ApprovalRequest,
   askApproval,
   fitEncoded,
+  terminalLine,
   type Grant,
   type PaneInfo,
   parseMarkers,
@@ -23,6 +24,7 @@ import {
   launcherPrograms,
   lineageOf,
   listRecords,
+  PENDING_LIMIT,
   processStat,
   sees,
   startDaemon,
@@ -32,7 +34,10 @@ import {
 import { untilAborted } from "./abort.js";
 import { PaneStdio } from "./acp/pane-stdio.js";
 import { type Adapter, muxMain } from "./adapters.js";
+import type { ApprovalHistory } from "./history.js";
+import { type Inbox, type InboxQuestion, NotWaiting, type QuestionExtras, type Settled } from "./inbox.js";
 import { FINAL_STATES, type JobRecord, JobStore } from "./jobs.js";
+import type { Notifier } from "./notify.js";
 
 /** Who launched a job, and how to reach them while it runs. */
 export interface Launcher {
@@ -49,6 +54,8 @@ export interface Launcher {
 export interface LaunchRequest {
   adapter: Adapter;
   argv: string[];
+  /** The prompt as given (the inbox's details show it). */
+  prompt: string;
   cwd: string;
   background: boolean;
   timeoutSeconds: number;
@@ -73,9 +80,25 @@ export interface JobOutcome {
 interface LiveJob {
   record: JobRecord;
   launcher: Launcher;
+  prompt: string;
   controller: AbortController;
   done: Promise<JobOutcome>;
+  /** Its pane once made, and the connection it lives on: the inbox's details read its last lines. */
+  pane?: { client: VenomClient; id: string };
 }
+
+/** Where the person's questions go, and what is kept of them (docs/venom-orch.md, "The inbox"). */
+export interface PersonLink {
+  inbox: Inbox;
+  history: ApprovalHistory;
+  notifier: Notifier;
+  /** approval.wait_seconds: a question nobody answers is denied after this long. */
+  waitSeconds: number;
+}
+
+/** Lines of a job's pane the inbox's details show. */
+const DETAIL_LINES = 20;
+const PROMPT_SHOWN = 4096;
 
 const TAIL_LINES = 2000;
 const TAIL_BYTES = 16 * 1024;
@@ -118,6 +141,7 @@ export class Orchestrator {
     private readonly logger: Logger,
     /** A job ended: the daemon may now be idle (a restart --when-idle waits for every job, runtime daemon.ts). */
     private readonly jobEnded: () => void,
+    private readonly person: PersonLink,
   ) {
     this.#store = new JobStore(home);
     const previous = this.#store.load();
@@ -200,7 +224,13 @@ export class Orchestrator {
     const deadline = setTimeout(() => controller.abort(new JobStop("timeout")), request.timeoutSeconds * 1000);
     const onCallAbort = () => controller.abort(signal?.reason?.name === "CallDeadline" ? new JobStop("timeout") : new JobStop("cancelled"));
     signal?.addEventListener("abort", onCallAbort, { once: true });
-    const live: LiveJob = { record, launcher, controller, done: Promise.resolve(null as unknown as JobOutcome) };
+    const live: LiveJob = {
+      record,
+      launcher,
+      prompt: request.prompt,
+      controller,
+      done: Promise.resolve(null as unknown as JobOutcome),
+    };
     this.#jobs.set(record.id, live);
     this.#update(live, { startedAt: record.startedAt });
     live.done = this.#run(live, request).finally(() => {
@@ -259,6 +289,7 @@ export class Orchestrator {
         }),
         signal,
       );
+      live.pane = { client, id: pane.id };
       const paneRecord = listRecords(this.home).find((r) => r.pid === pane?.pid)?.id;
       this.#update(live, { pid: pane.pid, ...(paneRecord ? { lineage: [...live.record.lineage, paneRecord] } : {}) });
       // A program that ended before it was seen running (its exec failed, or it was that quick) goes straight to its end.
@@ -314,7 +345,7 @@ export class Orchestrator {
       stdio: { readable: stdio.readable, writable: stdio.writable(client, pane.id) },
       client: this.server,
       signal,
-      ask: async (approval) => (await this.#relay(live, approval)) === "approve",
+      ask: async (approval, acpCall) => (await this.#relay(live, approval, acpCall)) === "approve",
       refused: () => this.#update(live, { refusedRequests: live.record.refusedRequests + 1 }),
       // Not #update: a progress line changes nothing on file.
       progress: (line) => this.#notify(live, line),
@@ -357,28 +388,131 @@ export class Orchestrator {
   }
 
   /**
-   * A delegate in the job's pane needs approval: venom-mux relayed it to us.
-   * The launching session answers (its gate asks its person, or relays further
-   * up); a background job gets the policy's answer, else the launcher's declared
-   * autoApprove, else a denial: never more than in the foreground.
+   * A delegate in the job's pane needs approval: venom-mux relayed it to us
+   * (or, for an ACP agent, it asked us itself). The launcher's policy answers
+   * first, then its declared autoApprove; a delegate launcher relays it one
+   * level up, where it reaches the person's inbox through the job that launched
+   * it; for the owner's job the question waits in the inbox, and a foreground
+   * job's terminal is asked at the same time: the first answer wins.
    */
-  async #relay(live: LiveJob, request: ApprovalRequest): Promise<"approve" | "deny"> {
+  async #relay(live: LiveJob, request: ApprovalRequest, acp?: QuestionExtras["acp"]): Promise<"approve" | "deny"> {
     const { launcher, record } = live;
-    // Only a question someone will see makes the job wait; what the policy answers alone does not.
-    const needsAnswer = policyDecision(launcher.grant.policy, request.risk) === "ask";
-    const asks = needsAnswer && !record.background && launcher.gate !== null;
-    if (asks)
-      this.#update(live, { state: "awaiting-approval", pending: `${request.label} ${request.tool}` }, `${request.label} ${request.tool}`);
+    const fields = {
+      job: record.id,
+      name: record.name,
+      label: request.label,
+      tool: request.tool,
+      risk: request.risk,
+      summary: request.summary,
+    };
+    const early = policyDecision(launcher.grant.policy, request.risk);
+    if (early !== "ask") return this.#decided(fields, { decision: early === "allow" ? "approve" : "deny", by: "policy" });
+    // As before the inbox: a session that has a turn to be asked on is asked, whatever it declared.
+    if (launcher.grant.autoApprove && (record.background || launcher.gate === null)) {
+      // Approved for the launcher without asking anyone (run --yes): still told, as a question would have been.
+      this.#update(live, {}, `${request.label} ${request.tool} approved without asking (autoApprove)`);
+      return this.#decided(fields, { decision: "approve", by: "autoApprove" });
+    }
+    if (launcher.delegation !== null) return this.#relayUp(live, request);
+    if (this.person.inbox.waitingFor(record.id) >= PENDING_LIMIT) {
+      return this.#decided(fields, { decision: "deny", by: "job-bound" });
+    }
+    return this.#askPerson(live, request, fields, acp);
+  }
+
+  /** A delegate launched the job: its own gate relays the question up the chain (background or not). */
+  async #relayUp(live: LiveJob, request: ApprovalRequest): Promise<"approve" | "deny"> {
+    const { launcher, record } = live;
+    this.#update(live, { state: "awaiting-approval", pending: `${request.label} ${request.tool}` }, `${request.label} ${request.tool}`);
     try {
-      const outcome = await askApproval(launcher.grant, launcher.gate, request, live.controller.signal, record.background);
+      const outcome = await askApproval(launcher.grant, launcher.gate, request, live.controller.signal);
       this.logger.info({ job: record.id, tool: request.tool, allowed: outcome.allowed }, "relayed approval answered");
-      // Approved for the launcher without asking anyone (its autoApprove: run --yes): still told, as a question would have been.
-      if (needsAnswer && !asks && outcome.allowed)
-        this.#update(live, {}, `${request.label} ${request.tool} approved without asking (autoApprove)`);
       return outcome.allowed ? "approve" : "deny";
     } finally {
       if (record.state === "awaiting-approval") this.#update(live, { state: "running", pending: null });
     }
+  }
+
+  /** The owner's job: the question waits in the inbox (and on a foreground job's terminal) until answered or a bound ends it. */
+  async #askPerson(
+    live: LiveJob,
+    request: ApprovalRequest,
+    fields: Omit<InboxQuestion, "id" | "askedAt">,
+    acp: QuestionExtras["acp"],
+  ): Promise<"approve" | "deny"> {
+    const { launcher, record } = live;
+    const { inbox, waitSeconds } = this.person;
+    const { question, answered } = inbox.ask(fields, { prompt: live.prompt.slice(0, PROMPT_SHOWN), ...(acp ? { acp } : {}) });
+    const waitingFor = `${request.label} ${request.tool}`;
+    const first = record.state !== "awaiting-approval";
+    this.#update(live, { state: "awaiting-approval", pending: waitingFor }, waitingFor);
+    if (first) this.#notifyPerson(live, "awaiting-approval", waitingFor);
+    const bound = setTimeout(() => {
+      this.#settle(question.id, { decision: "deny", by: "wait-bound" });
+      this.#update(live, { note: `${waitingFor}: denied, nobody answered within ${waitSeconds} s` });
+    }, waitSeconds * 1000);
+    // The launching terminal, when the job is its turn and it has one, is asked at the same time.
+    const terminal = !record.background && launcher.gate !== null ? new AbortController() : null;
+    if (terminal && launcher.gate) {
+      launcher.gate({ ...request, questionId: question.id }, terminal.signal).then(
+        (decision) => this.#settle(question.id, { decision, by: "terminal" }),
+        // The terminal went away or was told the answer: the inbox still has the question.
+        () => undefined,
+      );
+    }
+    const settled = await answered;
+    clearTimeout(bound);
+    terminal?.abort();
+    if (terminal && settled.by !== "terminal") {
+      launcher.notify("approval/settled", { questionId: question.id, decision: settled.decision, by: settled.by });
+    }
+    this.person.history.append(question, settled);
+    this.logger.info({ job: record.id, tool: request.tool, decision: settled.decision, by: settled.by }, "approval answered");
+    if (record.state === "awaiting-approval") {
+      const next = inbox.list().find((q) => q.job === record.id);
+      this.#update(live, next ? { pending: `${next.label} ${next.tool}` } : { state: "running", pending: null });
+    }
+    return settled.decision;
+  }
+
+  /** Settle a question unless someone already did. */
+  #settle(id: string, settled: Settled): void {
+    try {
+      this.person.inbox.answer(id, settled);
+    } catch (error) {
+      if (!(error instanceof NotWaiting)) throw error;
+    }
+  }
+
+  /** A question settled without asking anyone: on record all the same. */
+  #decided(fields: Omit<InboxQuestion, "id" | "askedAt">, settled: Settled): "approve" | "deny" {
+    this.person.history.append({ ...fields, id: "", askedAt: new Date().toISOString() }, settled);
+    return settled.decision;
+  }
+
+  /** The inbox's details of a waiting question: the job's prompt and the last lines of its pane. */
+  async details(id: string): Promise<{ question: InboxQuestion; prompt: string; paneTail: string; acp?: QuestionExtras["acp"] }> {
+    const { question, extras } = this.person.inbox.extras(id);
+    const pane = this.#jobs.get(question.job)?.pane;
+    const paneTail = pane
+      ? await pane.client
+          .request("pane/capture", { target: pane.id, start: -DETAIL_LINES })
+          .then((c) => c.text.replace(/\s+$/, "\n"))
+          .catch(() => "")
+      : "";
+    return { question, prompt: extras.prompt, paneTail, ...(extras.acp ? { acp: extras.acp } : {}) };
+  }
+
+  /** The person hears that a job waits for them or ended: the notify command (bells and counts come from the inbox's events). */
+  #notifyPerson(live: LiveJob, event: "awaiting-approval" | "ended", waitingFor?: string): void {
+    this.person.notifier.send({
+      event,
+      job: live.record.id,
+      label: live.record.name,
+      state: live.record.state,
+      ...(waitingFor ? { waitingFor: terminalLine(waitingFor, 300) } : {}),
+      waiting: this.person.inbox.size,
+    });
   }
 
   async #tail(client: VenomClient, target: string): Promise<string> {
@@ -395,11 +529,14 @@ export class Orchestrator {
     this.#notify(live, detail);
   }
 
-  /** Record the job's end: on file before the launcher hears of it. */
+  /** Record the job's end: on file before the launcher hears of it; its questions still waiting are withdrawn. */
   async #finish(live: LiveJob, change: Partial<JobRecord> & Pick<JobRecord, "state">): Promise<void> {
-    Object.assign(live.record, change);
+    Object.assign(live.record, change, { pending: null });
     await this.#keep(live.record);
     this.#notify(live);
+    const { id, name, state } = live.record;
+    this.person.inbox.jobEnded({ id, name, state });
+    if (live.record.launcher.depth === 0) this.#notifyPerson(live, "ended");
   }
 
   #notify(live: LiveJob, detail?: string): void {

@@ -5,7 +5,7 @@ import { ErrorCode, PROTOCOL } from "./codes.js";
 import { MARKER_DEPTH, MARKER_PARENT } from "./identity.js";
 import { wrapMarkdown } from "./markdown-wrap.js";
 import { EchoInputSchema, ReferenceTools } from "./reference-tools.js";
-import { Methods, Notifications, PaneMethods, ToolResultSchema } from "./wire.js";
+import { AllMethods, Notifications, ToolResultSchema } from "./wire.js";
 
 const ERROR_MEANINGS: Record<number, [string, string]> = {
   [ErrorCode.ParseError]: ["not JSON, or not UTF-8", "closed"],
@@ -165,7 +165,7 @@ export function protocolReference(): string {
     "",
     "## Methods",
   );
-  for (const [name, method] of [...Object.entries(Methods), ...Object.entries(PaneMethods)]) {
+  for (const [name, method] of Object.entries(AllMethods)) {
     out.push(
       "",
       `### \`${name}\``,

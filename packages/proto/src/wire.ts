@@ -170,6 +170,11 @@ export const ApprovalRequestParamsSchema = z.strictObject({
   risk: RiskSchema,
   /** Who is asking, e.g. "[echo]" or "[echo via claude-1 depth 1]". */
   label: z.string().max(256),
+  /**
+   * venom-orch's inbox id of the same question, when it is also waiting there: the client may be sent
+   * `approval/settled` with it when the question was answered elsewhere first.
+   */
+  questionId: z.string().max(64).optional(),
 });
 export const ApprovalResponseSchema = z.strictObject({ decision: z.enum(["approve", "deny"]) });
 export type ApprovalRequest = z.infer<typeof ApprovalRequestParamsSchema>;
@@ -455,6 +460,73 @@ export const AgentEventSchema = z.strictObject({
   detail: z.string().max(512).optional(),
 });
 
+// ── venom-orch: the inbox ────────────────────────────────────────────────
+const QuestionIdSchema = z.string().regex(/^q[a-f0-9]{16}$/, "a question id as `venom-orch inbox` lists it");
+/** Who answered a question (docs/venom-orch.md, "The inbox"). */
+export const AnsweredBySchema = z.enum(["inbox", "terminal", "policy", "autoApprove", "wait-bound", "job-bound", "job-ended"]);
+/** A relayed question waiting in venom-orch's inbox. Its text is the asking daemon's and, through it, an agent's: untrusted. */
+export const InboxQuestionSchema = z.strictObject({
+  id: QuestionIdSchema,
+  /** The job's id and label. */
+  job: z.string(),
+  name: z.string(),
+  /** The chain it came through, e.g. "[echo via claude-1 depth 1]". */
+  label: z.string().max(256),
+  tool: z.string(),
+  risk: RiskSchema,
+  summary: z.string().max(1024),
+  askedAt: z.string(),
+});
+export const InboxListParamsSchema = z
+  .strictObject({
+    /** Send this connection `event/inbox` for every question asked or settled, and every job's end, from now on. */
+    watch: z.boolean().optional(),
+  })
+  .optional();
+export const InboxListResultSchema = z.strictObject({ questions: z.array(InboxQuestionSchema) });
+export const InboxAnswerParamsSchema = z.strictObject({
+  id: QuestionIdSchema,
+  decision: z.enum(["approve", "deny"]),
+  /** Why, for the record (a denial's reason). */
+  reason: z.string().max(512).optional(),
+});
+export const InboxAnswerResultSchema = z.strictObject({ question: InboxQuestionSchema, decision: z.enum(["approve", "deny"]) });
+export const InboxDetailsParamsSchema = z.strictObject({ id: QuestionIdSchema });
+export const InboxDetailsResultSchema = z.strictObject({
+  question: InboxQuestionSchema,
+  /** The job's prompt (at most 4 KiB of it) and the last lines of its pane: untrusted. */
+  prompt: z.string(),
+  paneTail: z.string(),
+  /** For an ACP agent's permission request: the tool call as the agent described it (untrusted). */
+  acp: z
+    .strictObject({ kind: z.string().nullable(), title: z.string().nullable(), locations: z.array(z.string()) })
+    .optional(),
+});
+/** The inbox's methods: owner only, so no agent answers its own or a sibling's question. */
+export const InboxMethods = {
+  "inbox/list": { direction: "client", management: true, params: InboxListParamsSchema, result: InboxListResultSchema },
+  "inbox/answer": { direction: "client", management: true, params: InboxAnswerParamsSchema, result: InboxAnswerResultSchema },
+  "inbox/details": { direction: "client", management: true, params: InboxDetailsParamsSchema, result: InboxDetailsResultSchema },
+} as const;
+/** What changed in the inbox, to the connections that watch it. */
+export const InboxEventSchema = z.strictObject({
+  kind: z.enum(["asked", "settled", "job-ended"]),
+  /** Questions waiting after this change. */
+  waiting: z.number().int(),
+  question: InboxQuestionSchema.optional(),
+  /** For `settled`: how, and who answered. */
+  decision: z.enum(["approve", "deny", "withdrawn"]).optional(),
+  by: AnsweredBySchema.optional(),
+  /** For `job-ended`: the job and how it ended. */
+  job: z.strictObject({ id: z.string(), name: z.string(), state: JobStateSchema }).optional(),
+});
+/** A question this client was asked (`approval/request` with its `questionId`) was answered elsewhere first. */
+export const ApprovalSettledSchema = z.strictObject({
+  questionId: z.string().max(64),
+  decision: z.enum(["approve", "deny", "withdrawn"]),
+  by: AnsweredBySchema,
+});
+
 export const Notifications = {
   "event/tool": { direction: "server", params: ToolEventSchema },
   "event/agent": { direction: "server", params: AgentEventSchema },
@@ -462,8 +534,10 @@ export const Notifications = {
   "pane/redraw": { direction: "server", params: PaneRedrawSchema },
   "pane/exited": { direction: "server", params: PaneExitedSchema },
   "pane/stdout": { direction: "server", params: PaneStdoutSchema },
+  "event/inbox": { direction: "server", params: InboxEventSchema },
+  "approval/settled": { direction: "server", params: ApprovalSettledSchema },
 } as const;
 
 /** Every request method of venom/1 with its schemas: the core table and each app's. */
-export const AllMethods = { ...Methods, ...PaneMethods } as const;
+export const AllMethods = { ...Methods, ...PaneMethods, ...InboxMethods } as const;
 export type AnyMethodName = keyof typeof AllMethods;

@@ -37,9 +37,15 @@ export interface ClientOptions {
   workspace?: string;
   noTools?: boolean;
   autoApprove?: boolean;
-  /** Answers approval requests. Without one the client declares no gate and every approval denies. */
-  gate?: (request: ApprovalRequest) => Promise<"approve" | "deny">;
+  /**
+   * Answers approval requests. Without one the client declares no gate and every approval denies. `signal` is
+   * aborted, with the `approval/settled` params as its reason, when the server says the question was answered
+   * elsewhere first (venom-orch's inbox): the answer given after that is not used.
+   */
+  gate?: (request: ApprovalRequest, signal: AbortSignal) => Promise<"approve" | "deny">;
   onEvent?: (method: string, params: unknown) => void;
+  /** The connection closed (after hello): the daemon went away, or this client closed it. */
+  onClose?: () => void;
   /**
    * How long a request other than `tools/call` (and `pane/wait`, which waits
    * as long as it was asked to) may go unanswered before it fails with
@@ -120,6 +126,8 @@ export class VenomClient {
   static async over(input: Readable, output: Writable, options: ClientOptions): Promise<VenomClient> {
     const checks = options.checks ?? (await import("./reply-checks.js")).schemaChecks;
     let closed = false;
+    // Questions asked here that the server may settle elsewhere, by their questionId.
+    const asked = new Map<string, AbortController>();
     const rpc = new RpcPeer(
       input,
       output,
@@ -127,11 +135,24 @@ export class VenomClient {
         request: async (method, params) => {
           if (method !== "approval/request") throw new ProtocolError(ErrorCode.MethodNotFound, `unknown method: ${method}`);
           const request = await checks.approvalRequest(params);
-          return { decision: options.gate ? await options.gate(request) : "deny" };
+          if (!options.gate) return { decision: "deny" };
+          const settled = new AbortController();
+          const id = request.questionId;
+          if (id !== undefined) asked.set(id, settled);
+          try {
+            return { decision: await options.gate(request, settled.signal) };
+          } finally {
+            if (id !== undefined && asked.get(id) === settled) asked.delete(id);
+          }
         },
-        notification: (method, params) => options.onEvent?.(method, params),
+        notification: (method, params) => {
+          const id = method === "approval/settled" ? (params as { questionId?: unknown } | null)?.questionId : undefined;
+          if (typeof id === "string") asked.get(id)?.abort(params);
+          options.onEvent?.(method, params);
+        },
         closed: () => {
           closed = true;
+          options.onClose?.();
         },
       },
       { envelope: checks.envelope },

@@ -47,7 +47,13 @@ const SandboxSchema = z.strictObject({
 
 /** The runtime's own sections of the configuration file, user layer (conformance/spec/design.md, "Configuration"). */
 const CoreConfigSchema = z.strictObject({
-  approval: z.strictObject({ policy: ApprovalPolicySchema.default("on-risk") }).prefault({}),
+  approval: z
+    .strictObject({
+      policy: ApprovalPolicySchema.default("on-risk"),
+      /** How long a question waits in venom-orch's inbox before it is denied (docs/venom-orch.md, "The inbox"). */
+      wait_seconds: positiveInt.max(7 * 86_400).default(3600),
+    })
+    .prefault({}),
   tools: z
     .strictObject({
       max_timeout_seconds: positiveInt.max(86_400).default(600),
@@ -302,6 +308,7 @@ function restrict(config: Config, project: ProjectConfig): Config {
   return {
     ...config,
     approval: {
+      ...config.approval,
       policy: project.approval?.policy ? stricterPolicy(config.approval.policy, project.approval.policy) : config.approval.policy,
     },
     tools: {

@@ -274,7 +274,7 @@ function projectConfig(config: Config, workspace: WorkspaceFs): { config: Config
     return { config: applyProjectConfig(config, workspace), error: null };
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
-    return { config: { ...config, approval: { policy: "never" } }, error: error.message };
+    return { config: { ...config, approval: { ...config.approval, policy: "never" } }, error: error.message };
   }
 }
 

@@ -3,7 +3,7 @@ import { type ApprovalRequest, terminalLine } from "@venom/proto";
 import { PENDING_LIMIT } from "@venom/runtime";
 import { untilAborted } from "../abort.js";
 import { type Answer, respond, riskOf } from "./permission.js";
-import { redactSecrets } from "./redact.js";
+import { redactSecrets } from "../redact.js";
 import { throttled } from "./throttle.js";
 
 /** What one ACP run needs from the job that hosts it. */
@@ -22,8 +22,8 @@ export interface AcpRun {
   client: { name: string; version: string };
   /** Aborted to stop the run (cancel, timeout): the turn is cancelled, pending permissions are answered `cancelled`. */
   signal: AbortSignal;
-  /** The launching session's gate, through the relay: true when the call is approved. */
-  ask(request: ApprovalRequest): Promise<boolean>;
+  /** The person's answer (docs/venom-orch.md, "The inbox"): true when the call is approved. `call` is the tool call as the inbox's details show it. */
+  ask(request: ApprovalRequest, call: { kind: string | null; title: string | null; locations: string[] }): Promise<boolean>;
   /** An agent-to-client request was refused. */
   refused(method: string): void;
   /** A progress line: a tool's kind and title, escaped and redacted. */
@@ -132,7 +132,7 @@ export async function runAcp(run: AcpRun): Promise<AcpOutcome> {
           summary: permissionSummary(kind, toolCall),
           risk: riskOf(kind, toolCall, run),
           label: `[${run.name} acp]`,
-        })
+        }, shownCall(kind, toolCall))
         .then(
           (allowed) => resolve(allowed ? "approve" : "deny"),
           () => resolve("deny"),
@@ -219,6 +219,19 @@ function untilStopped(turn: Promise<acp.PromptResponse>, signal: AbortSignal): P
 /** A tool call for a progress line: kind and title only, escaped and redacted. */
 function toolLine(kind: acp.ToolKind | null, title: string | null): string {
   return terminalLine(redactSecrets(`tool ${kind ?? "(no kind)"}: ${title ?? "(untitled)"}`), 200);
+}
+
+/** Locations of a tool call the inbox's details show, at most. */
+const LOCATIONS_SHOWN = 32;
+
+/** The tool call as the inbox's details show it: escaped and redacted like the summary, bounded. */
+function shownCall(kind: acp.ToolKind | null, toolCall: acp.ToolCallUpdate): { kind: string | null; title: string | null; locations: string[] } {
+  const shown = (text: string, max: number) => terminalLine(redactSecrets(text), max);
+  return {
+    kind: kind === null ? null : shown(kind, 64),
+    title: toolCall.title ? shown(toolCall.title, 1024) : null,
+    locations: (toolCall.locations ?? []).slice(0, LOCATIONS_SHOWN).map((l) => shown(l.path, 512)),
+  };
 }
 
 /** What the person is asked about: the tool's kind, title and locations, escaped and redacted. */

@@ -109,6 +109,7 @@ export const agentTool = defineTool<AgentInput, OrchContext>({
       {
         adapter,
         argv: launchArgv(adapter, resolution, input.prompt),
+        prompt: input.prompt,
         cwd: launchCwd(input, context),
         background: input.background,
         timeoutSeconds: call.timeoutSeconds,

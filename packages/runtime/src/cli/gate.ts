@@ -14,18 +14,29 @@ const MAX_SUMMARY_LINES = 12;
  * parallel, several jobs) wait their turn, so each answer typed answers the
  * request shown above it and no other. Read at once, one "y" answered them all.
  */
-export function terminalGate(program: string): ((request: ApprovalRequest) => Promise<"approve" | "deny">) | undefined {
+export function terminalGate(
+  program: string,
+): ((request: ApprovalRequest, signal: AbortSignal) => Promise<"approve" | "deny">) | undefined {
   // isatty, not process.stdin.isTTY: reading process.stdin builds a stream for it, which every command would pay for.
   if (!isatty(0) || !isatty(2)) return undefined;
   let turn: Promise<unknown> = Promise.resolve();
-  return (request) => {
-    const asked = turn.then(() => ask(program, request));
+  return (request, signal) => {
+    const asked = turn.then(() => (signal.aborted ? settledElsewhere(program, request, signal) : ask(program, request, signal)));
     turn = asked.catch(() => undefined);
     return asked;
   };
 }
 
-async function ask(program: string, request: ApprovalRequest): Promise<"approve" | "deny"> {
+/** The question was answered elsewhere (venom-orch's inbox) before or while it was shown: say so, and ask nothing. */
+function settledElsewhere(program: string, request: ApprovalRequest, signal: AbortSignal): "deny" {
+  const settled = signal.reason as { decision?: string; by?: string } | undefined;
+  const how = settled?.decision === "approve" ? "approved" : settled?.decision === "deny" ? "denied" : "withdrawn";
+  const where = settled?.by === "inbox" ? "in the inbox" : settled?.by === "wait-bound" ? "(nobody answered in time)" : "";
+  process.stderr.write(`${program}: ${terminalLine(request.tool, 64)}: ${how} ${where}\n`.replace(/ \n$/, "\n"));
+  return "deny";
+}
+
+async function ask(program: string, request: ApprovalRequest, signal: AbortSignal): Promise<"approve" | "deny"> {
   // Everything shown comes from the server and, through it, from an agent: escaped, and the summary cut in the middle.
   const head = [request.label, request.tool, `(${request.risk})`].map((part) => terminalLine(part, 128)).join(" ");
   process.stderr.write(`${program}: approval needed ${head}\n  ${shownSummary(request.summary).replace(/\n/g, "\n  ")}\n`);
@@ -34,7 +45,14 @@ async function ask(program: string, request: ApprovalRequest): Promise<"approve"
   const rl = createInterface({ input: process.stdin, output: process.stderr });
   try {
     // The tool is named again beside the question: lines of a summary can imitate a header, never this line.
-    const answer = await rl.question(`Allow this call (${terminalLine(request.tool, 64)})? [y/N] `);
+    let answer: string;
+    try {
+      answer = await rl.question(`Allow this call (${terminalLine(request.tool, 64)})? [y/N] `, { signal });
+    } catch (error) {
+      if (!signal.aborted) throw error;
+      process.stderr.write("\n");
+      return settledElsewhere(program, request, signal);
+    }
     return /^y(es)?$/i.test(answer.trim()) ? "approve" : "deny";
   } finally {
     rl.close();

@@ -1,0 +1,176 @@
+import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { cleanupAll, cli, tempDir } from "@venom/testkit";
+import { afterAll, describe, expect, it } from "vitest";
+import { type Stack, startStack } from "./stack.js";
+
+afterAll(cleanupAll);
+
+interface Question {
+  id: string;
+  job: string;
+  name: string;
+  label: string;
+  tool: string;
+  risk: string;
+  summary: string;
+  askedAt: string;
+}
+
+const orchCli = (stack: Stack, args: string[], env: NodeJS.ProcessEnv = {}) => cli({ env: stack.orch.env, bin: stack.orch.bin }, args, env);
+
+/** The questions waiting, as `venom-orch inbox --json` prints them (no terminal here). */
+function inbox(stack: Stack): Question[] {
+  const listed = orchCli(stack, ["inbox", "--json"]);
+  expect(listed.code, listed.stderr).toBe(0);
+  return (JSON.parse(listed.stdout) as { questions: Question[] }).questions;
+}
+
+async function waitingFor(stack: Stack, count: number): Promise<Question[]> {
+  await expect.poll(() => inbox(stack).length, { timeout: 20_000 }).toBe(count);
+  return inbox(stack);
+}
+
+/**
+ * A background job the person approved the launch of (`venom-orch run --background` on a terminal asks for it; with
+ * `--yes` the launcher's autoApprove would answer the job's questions too).
+ */
+async function launch(stack: Stack, prompt: string): Promise<void> {
+  const { client } = await stack.person((request) => (request.tool === "agent" ? "approve" : "deny"));
+  try {
+    expect((await client.callTool("agent", { agent: "demo", prompt, background: true })).status).toBe("ok");
+  } finally {
+    client.close();
+  }
+}
+
+function job(stack: Stack, name: string): Record<string, unknown> | undefined {
+  const jobs = JSON.parse(orchCli(stack, ["jobs", "--json"]).stdout) as { jobs: Record<string, unknown>[] };
+  return jobs.jobs.find((j) => j.name === name);
+}
+
+async function ended(stack: Stack, name: string): Promise<Record<string, unknown>> {
+  await expect.poll(() => job(stack, name)?.state, { timeout: 20_000 }).toMatch(/^(done|failed|cancelled)$/);
+  return job(stack, name) as Record<string, unknown>;
+}
+
+describe("the inbox", () => {
+  it("a background job's write waits for the person; approve and deny name one question each; history says who answered", async () => {
+    const stack = await startStack();
+    await launch(stack, "write one.txt first");
+    const [first] = await waitingFor(stack, 1);
+    expect(first).toMatchObject({ name: "demo-1", label: "[echo via demo-1 depth 1]", tool: "write", risk: "write" });
+    expect(first?.summary).toContain("one.txt");
+    // The job says what it waits for, and nothing was written meanwhile.
+    expect(job(stack, "demo-1")).toMatchObject({ state: "awaiting-approval", pending: "[echo via demo-1 depth 1] write" });
+    expect(existsSync(join(stack.workspace, "one.txt"))).toBe(false);
+
+    const approved = orchCli(stack, ["approve", first?.id as string]);
+    expect(approved.code, approved.stderr).toBe(0);
+    expect(approved.stdout).toBe("approved: demo-1 [echo via demo-1 depth 1] write\n");
+    expect((await ended(stack, "demo-1")).state).toBe("done");
+    expect(readFileSync(join(stack.workspace, "one.txt"), "utf8")).toBe("first");
+
+    // The same id again: it names a question that was answered, and says so; it never reaches another question.
+    await launch(stack, "write two.txt second");
+    const [second] = await waitingFor(stack, 1);
+    const again = orchCli(stack, ["approve", first?.id as string]);
+    expect(again.code).not.toBe(0);
+    expect(again.stderr).toMatch(/question q[0-9a-f]{16} is no longer waiting: answered in the inbox/);
+    expect(inbox(stack).map((q) => q.id)).toEqual([second?.id]);
+    const unknown = orchCli(stack, ["deny", "q0123456789abcdef"]);
+    expect(unknown.stderr).toMatch(/no question q0123456789abcdef in the inbox/);
+    expect(orchCli(stack, ["deny", "not-an-id"]).stderr).toMatch(/a question id as `venom-orch inbox` lists it/);
+
+    const denied = orchCli(stack, ["deny", second?.id as string, "--reason", "not now"]);
+    expect(denied.code, denied.stderr).toBe(0);
+    expect((await ended(stack, "demo-2")).state).toBe("failed");
+    expect(existsSync(join(stack.workspace, "two.txt"))).toBe(false);
+
+    const history = JSON.parse(orchCli(stack, ["history", "--json"]).stdout).entries as Record<string, unknown>[];
+    expect(history.map((e) => [e.name, e.tool, e.decision, e.by])).toEqual([
+      ["demo-1", "write", "approve", "inbox"],
+      ["demo-2", "write", "deny", "inbox"],
+    ]);
+    expect(history[1]).toMatchObject({ reason: "not now", label: "[echo via demo-2 depth 1]", risk: "write" });
+    const file = join(stack.home, "logs", "approvals.jsonl");
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(orchCli(stack, ["history", "--job", "demo-2"]).stdout).toMatch(/^\S+ demo-2 \[echo via demo-2 depth 1\] write \(write\) denied by inbox: not now\n/);
+  });
+
+  it("a question nobody answers is denied after approval.wait_seconds, and the job's record says so", async () => {
+    const stack = await startStack({ config: "[approval]\nwait_seconds = 1\n" });
+    await launch(stack, "write late.txt x");
+    const record = await ended(stack, "demo-1");
+    expect(record.note).toBe("[echo via demo-1 depth 1] write: denied, nobody answered within 1 s");
+    expect(existsSync(join(stack.workspace, "late.txt"))).toBe(false);
+    const history = JSON.parse(orchCli(stack, ["history", "--json"]).stdout).entries as Record<string, unknown>[];
+    expect(history.map((e) => [e.decision, e.by])).toEqual([["deny", "wait-bound"]]);
+  });
+
+  it("a cancelled job's questions are withdrawn: the inbox empties and a late answer says why", async () => {
+    const stack = await startStack();
+    await launch(stack, "write gone.txt x");
+    const [question] = await waitingFor(stack, 1);
+    expect(orchCli(stack, ["cancel", "demo-1", "--yes"]).code).toBe(0);
+    await waitingFor(stack, 0);
+    expect(orchCli(stack, ["approve", question?.id as string]).stderr).toMatch(/no longer waiting: withdrawn: its job ended/);
+    expect(existsSync(join(stack.workspace, "gone.txt"))).toBe(false);
+  });
+
+  it("runs the [notify] command with the event on stdin when a job starts waiting and when it ends", async () => {
+    const out = join(tempDir("notify"), "events");
+    const script = join(tempDir("notify-bin"), "notify");
+    writeFileSync(script, `#!/bin/sh\ncat >> '${out}'\n`, { mode: 0o755 });
+    const stack = await startStack({ config: `[notify]\ncommand = ["${script}"]\n` });
+    await launch(stack, "write n.txt x");
+    const [question] = await waitingFor(stack, 1);
+    expect(orchCli(stack, ["approve", question?.id as string]).code).toBe(0);
+    await ended(stack, "demo-1");
+    await expect.poll(() => (existsSync(out) ? readFileSync(out, "utf8").trim().split("\n").length : 0), { timeout: 10_000 }).toBe(2);
+    const events = readFileSync(out, "utf8")
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line));
+    expect(events[0]).toEqual({
+      event: "awaiting-approval",
+      job: question?.job,
+      label: "demo-1",
+      state: "awaiting-approval",
+      waitingFor: "[echo via demo-1 depth 1] write",
+      waiting: 1,
+    });
+    expect(events[1]).toMatchObject({ event: "ended", label: "demo-1", state: "done", waiting: 0 });
+  });
+
+  it("a failing or hanging notify command is logged and never holds a job up", async () => {
+    const stack = await startStack({ config: `[notify]\ncommand = ["/nonexistent/notify"]\n` });
+    await launch(stack, "write f.txt x");
+    const [question] = await waitingFor(stack, 1);
+    expect(orchCli(stack, ["approve", question?.id as string]).code).toBe(0);
+    expect((await ended(stack, "demo-1")).state).toBe("done");
+    await expect.poll(() => readFileSync(join(stack.home, "logs", "orch.log"), "utf8")).toMatch(/the notify command (failed|could not be started)/);
+  });
+
+  it("from inside a pane, even with its environment cleared, inbox, approve and deny are refused (exit 3): no agent answers a question", async () => {
+    const stack = await startStack();
+    await launch(stack, "write self.txt x");
+    const [question] = await waitingFor(stack, 1);
+    const mux = { env: stack.mux.env, bin: stack.mux.bin };
+    expect(cli(mux, ["new", "-d", "-n", "agent", "--", "bash", "--norc", "--noprofile"]).code).toBe(0);
+    const orch = `${process.execPath} ${stack.orch.bin}`;
+    const attempts = [`inbox --json`, `approve ${question?.id}`, `deny ${question?.id}`];
+    for (const [i, args] of attempts.entries()) {
+      for (const prefix of ["", `env -i VENOM_HOME=${stack.home} `]) {
+        cli(mux, ["send", "-t", "agent", `clear; ${prefix}${orch} ${args}; echo "code${i}=$?"`, "Enter"]);
+        await expect.poll(() => cli(mux, ["capture", "-t", "agent", "-J"]).stdout, { timeout: 20_000 }).toMatch(new RegExp(`^code${i}=\\d+`, "m"));
+        const screen = cli(mux, ["capture", "-t", "agent", "-J"]).stdout;
+        expect(screen, screen).toMatch(new RegExp(`^code${i}=3$`, "m"));
+        expect(screen).toMatch(/owner.context/);
+      }
+    }
+    // The question still waits, for the person.
+    expect(inbox(stack).map((q) => q.id)).toEqual([question?.id]);
+    expect(existsSync(join(stack.workspace, "self.txt"))).toBe(false);
+  });
+});
