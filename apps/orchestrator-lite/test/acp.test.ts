@@ -210,12 +210,21 @@ describe("venom-orch: ACP agents (a client that grants nothing)", () => {
     approving.client.close();
   });
 
-  it("with nobody to ask (a background job, a launcher without autoApprove), a permission request is rejected", async () => {
+  it("a background job's permission request waits in the inbox, with the tool call in its details, until the person answers it", async () => {
     const { client, asked } = await stack.person();
     const launched = await client.callTool("agent", { agent: "fake", prompt: "tool execute ls\ntool read a.ts", background: true });
     expect(launched.status).toBe("ok");
     const name = (launched.data as { name: string }).name;
+    await expect.poll(async () => (await client.request("inbox/list", {})).questions.length, { timeout: 30_000 }).toBe(1);
+    const [question] = (await client.request("inbox/list", {})).questions;
+    expect(question).toMatchObject({ name, label: `[${name} acp]`, tool: "acp execute", risk: "process" });
+    const details = await client.request("inbox/details", { id: question?.id as string });
+    expect(details.acp).toMatchObject({ kind: "execute" });
+    expect(details.prompt).toBe("tool execute ls\ntool read a.ts");
+    expect(jobs(stack).find((j) => j.name === name)).toMatchObject({ state: "awaiting-approval", pending: `[${name} acp] acp execute` });
+    await client.request("inbox/answer", { id: question?.id as string, decision: "deny" });
     await expect.poll(() => jobs(stack).find((j) => j.name === name)?.state, { timeout: 30_000 }).toBe("done");
+    // Only the launch was put to the launching session: the job's question went to the inbox alone.
     expect(asked.map((a) => a.tool)).toEqual(["agent"]);
     const replies = stack.replies("fake").at(-1);
     expect(replies).toContain("tool execute: selected reject_once");

@@ -98,6 +98,49 @@ describe("the inbox", () => {
     expect(orchCli(stack, ["history", "--job", "demo-2"]).stdout).toMatch(/^\S+ demo-2 \[echo via demo-2 depth 1\] write \(write\) denied by inbox: not now\n/);
   });
 
+  it("a foreground job's question is put to its terminal and the inbox at once: the first answer wins, and the other is told", async () => {
+    const stack = await startStack();
+    // The launching session sees the question and leaves it; it hears when the inbox answered.
+    const events: unknown[] = [];
+    let shown: (id: string) => void = () => undefined;
+    const shownId = new Promise<string>((resolve) => {
+      shown = resolve;
+    });
+    const slow = await stack.person(
+      (request) => {
+        if (request.tool === "agent") return "approve";
+        shown(request.questionId as string);
+        return new Promise(() => undefined);
+      },
+      { onEvent: (method, params) => method === "approval/settled" && events.push(params) },
+    );
+    const running = slow.client.callTool("agent", { agent: "demo", prompt: "write fg.txt from-inbox" });
+    const id = await shownId;
+    expect(inbox(stack).map((q) => q.id)).toEqual([id]);
+    expect(orchCli(stack, ["approve", id]).code).toBe(0);
+    expect((await running).status).toBe("ok");
+    expect(readFileSync(join(stack.workspace, "fg.txt"), "utf8")).toBe("from-inbox");
+    expect(events).toEqual([{ questionId: id, decision: "approve", by: "inbox" }]);
+    slow.client.close();
+
+    // The terminal answers first: the inbox forgets the question, and a late answer there says who answered.
+    let askedId = "";
+    const quick = await stack.person((request) => {
+      if (request.questionId) askedId = request.questionId;
+      return request.tool === "agent" ? "approve" : "deny";
+    });
+    expect((await quick.client.callTool("agent", { agent: "demo", prompt: "write fg2.txt x" })).status).toBe("failed");
+    expect(existsSync(join(stack.workspace, "fg2.txt"))).toBe(false);
+    expect(inbox(stack)).toEqual([]);
+    expect(orchCli(stack, ["approve", askedId]).stderr).toMatch(/no longer waiting: answered on the launching terminal/);
+    const history = JSON.parse(orchCli(stack, ["history", "--json"]).stdout).entries as Record<string, unknown>[];
+    expect(history.map((e) => [e.name, e.decision, e.by])).toEqual([
+      ["demo-1", "approve", "inbox"],
+      ["demo-2", "deny", "terminal"],
+    ]);
+    quick.client.close();
+  });
+
   it("a question nobody answers is denied after approval.wait_seconds, and the job's record says so", async () => {
     const stack = await startStack({ config: "[approval]\nwait_seconds = 1\n" });
     await launch(stack, "write late.txt x");

@@ -123,7 +123,7 @@ describe("the approval relay", () => {
     raw.close();
   });
 
-  it("a background job's relayed approvals get the policy's answer, else the launcher's autoApprove, else a denial", async () => {
+  it("a background job's relayed approvals get the launcher's autoApprove, else wait in the inbox for the person, never for the launching session", async () => {
     const stack = await startStack();
     const waitDone = async (client: VenomClient, name: string) => {
       await expect
@@ -138,10 +138,13 @@ describe("the approval relay", () => {
         )
         .toMatch(/^(done|failed)$/);
     };
-    // Without autoApprove: the person approves the launch, nobody is asked for the job's write, which is denied.
+    // Without autoApprove: the person approves the launch; the job's write waits in the inbox, and is denied there.
     const plain = await stack.person();
     const started = await plain.client.callTool("agent", { agent: "demo", prompt: "write bg.txt one", background: true });
     expect(started).toMatchObject({ status: "ok", data: { name: "demo-1" } });
+    await expect.poll(async () => (await plain.client.request("inbox/list", {})).questions.length, { timeout: 30_000 }).toBe(1);
+    const [question] = (await plain.client.request("inbox/list", {})).questions;
+    await plain.client.request("inbox/answer", { id: question?.id as string, decision: "deny" });
     await waitDone(plain.client, "demo-1");
     expect(existsSync(join(stack.workspace, "bg.txt"))).toBe(false);
     expect(plain.asked.map((a) => a.tool)).toEqual(["agent"]);
