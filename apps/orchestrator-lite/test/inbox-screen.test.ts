@@ -1,7 +1,7 @@
 import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { cleanupAll, ORCH_BIN } from "@venom/testkit";
+import { cleanupAll, cli, MUX_BIN, ORCH_BIN } from "@venom/testkit";
 import { afterAll, describe, expect, it } from "vitest";
 import { startStack } from "./stack.js";
 
@@ -12,16 +12,25 @@ const tmux = (...args: string[]) => spawnSync("tmux", args, { encoding: "utf8" }
 describe("venom-orch inbox on a terminal", () => {
   it("answers, defers, shows details, attaches and comes back; two inboxes open at once stay live; the launching terminal is told", async () => {
     const stack = await startStack();
-    const { client } = await stack.person((request) => (request.tool === "agent" ? "approve" : "deny"));
-    for (const prompt of ["write a.txt A", "write b.txt B"]) {
-      expect((await client.callTool("agent", { agent: "demo", prompt, background: true })).status).toBe("ok");
-    }
     const env = Object.entries({ VENOM_HOME: stack.home, HOME: stack.userHome }).flatMap(([k, v]) => ["-e", `${k}=${v}`]);
     const orch = `${process.execPath} ${ORCH_BIN}`;
-    const sessions = { fg: `inbox-fg-${process.pid}`, one: `inbox-1-${process.pid}`, two: `inbox-2-${process.pid}` };
+    const sessions = { mux: `inbox-mux-${process.pid}`, fg: `inbox-fg-${process.pid}`, one: `inbox-1-${process.pid}`, two: `inbox-2-${process.pid}` };
     const screen = (session: string) => tmux("capture-pane", "-p", "-J", "-t", session).stdout;
     const poll = (session: string, pattern: RegExp) => expect.poll(() => screen(session), { timeout: 30_000 }).toMatch(pattern);
+    const { client } = await stack.person((request) => (request.tool === "agent" ? "approve" : "deny"));
     try {
+      // A person watching a pane in venom-mux: its status line counts what waits for them, and the bell rings.
+      expect(cli({ env: stack.mux.env, bin: MUX_BIN }, ["new", "-d", "-n", "watch", "--", "sleep", "300"]).code).toBe(0);
+      tmux("new-session", "-d", "-s", sessions.mux, "-x", "120", "-y", "20", ...env, process.execPath, MUX_BIN, "attach", "-t", "watch");
+      await poll(sessions.mux, /\[\S+\] 0:watch\*/);
+      const bell = () => tmux("display", "-p", "-t", sessions.mux, "#{window_bell_flag}").stdout.trim();
+      expect(bell()).toBe("0");
+      for (const prompt of ["write a.txt A", "write b.txt B"]) {
+        expect((await client.callTool("agent", { agent: "demo", prompt, background: true })).status).toBe("ok");
+      }
+      await poll(sessions.mux, /\[\S+\] \[2 to approve\] 0:watch\*/);
+      expect(bell()).toBe("1");
+
       // A foreground run on its own terminal: its write is asked there and waits in the inbox too.
       tmux("new-session", "-d", "-s", sessions.fg, "-x", "160", "-y", "40", ...env, "sh", "-c", `cd ${stack.workspace} && ${orch} run demo 'write c.txt C'; echo RUN-EXIT=$?; sleep 60`);
       await poll(sessions.fg, /Allow this call \(agent\)\?/);
@@ -57,7 +66,7 @@ describe("venom-orch inbox on a terminal", () => {
 
       // a: the job's pane, through venom-mux's attach; C-b d comes back to the inbox.
       tmux("send-keys", "-t", sessions.one, "a");
-      await poll(sessions.one, /\[.*\] \d+:demo-2\*/);
+      await poll(sessions.one, /\[1 to approve\] .*\d+:demo-2\*/);
       tmux("send-keys", "-t", sessions.one, "C-b", "d");
       await poll(sessions.one, /venom-orch inbox: 1 waiting/);
 
@@ -67,6 +76,7 @@ describe("venom-orch inbox on a terminal", () => {
       await expect.poll(() => existsSync(join(stack.workspace, "b.txt")), { timeout: 30_000 }).toBe(true);
       tmux("send-keys", "-t", sessions.one, "q");
       await poll(sessions.one, /INBOX-EXIT=0/);
+      await poll(sessions.mux, /\[\S+\] 0:watch\*/);
     } finally {
       for (const session of Object.values(sessions)) tmux("kill-session", "-t", session);
       client.close();

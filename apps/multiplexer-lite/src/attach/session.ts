@@ -13,6 +13,7 @@ import { keyLength, PrefixReader } from "./keys.js";
 import { Message, type Overlay } from "./overlay.js";
 import { Confirm, Prompt } from "./prompt.js";
 import type { ClientSettings } from "./settings.js";
+import { ApprovalWatch } from "./approvals.js";
 import { renderStatus, statusText } from "./status-line.js";
 import type { OuterTerminal } from "./terminal.js";
 
@@ -80,6 +81,8 @@ export class AttachSession implements CommandHost {
   #statusDrawn = "";
   #statusRedraw: NodeJS.Timeout | undefined;
   #statusTimer: NodeJS.Timeout | undefined;
+  /** venom-orch's questions waiting for the person, shown on the status line. */
+  readonly #approvals: ApprovalWatch | undefined;
   #resolve: (outcome: Outcome) => void = () => undefined;
   readonly #done = new Promise<Outcome>((resolve) => {
     this.#resolve = resolve;
@@ -95,6 +98,7 @@ export class AttachSession implements CommandHost {
     this.#reader = new PrefixReader(settings.prefix);
     this.#bindings = new Map(settings.bindings.map(({ key, command }) => [keyBytes(key) as string, command]));
     this.#status = settings.status;
+    this.#approvals = settings.status ? new ApprovalWatch(home, app.version, (ring) => this.#enqueue(() => this.#approvalsChanged(ring))) : undefined;
     this.#display = new PaneDisplay(terminal, () => this.#live && !this.#overlay, settings.status ? this.#statusBar() : undefined);
   }
 
@@ -131,7 +135,18 @@ export class AttachSession implements CommandHost {
 
   #statusText(): string {
     const label = basename(this.client.hello.workspace ?? "") || this.app.program;
-    return statusText({ label, panes: this.#statusPanes, current: this.#pane?.id, last: this.#lastPane }, this.terminal.cols);
+    const notice = this.#approvals?.notice;
+    return statusText(
+      { label, panes: this.#statusPanes, current: this.#pane?.id, last: this.#lastPane, ...(notice ? { notice } : {}) },
+      this.terminal.cols,
+    );
+  }
+
+  /** A question started waiting, was answered, or a job ended: the count redrawn, and the bell rung once when it asks for the person. */
+  async #approvalsChanged(ring: boolean): Promise<void> {
+    if (this.#finished) return;
+    if (ring) this.terminal.write("\x07");
+    if (!this.#overlay && !this.#statusRedraw && this.#statusText() !== this.#statusDrawn) await this.#refresh();
   }
 
   async #redrawStatus(): Promise<void> {
@@ -141,6 +156,7 @@ export class AttachSession implements CommandHost {
 
   /** tmux's status-interval: panes made or ended elsewhere, and the title, are seen this often. */
   async #pollStatus(): Promise<void> {
+    this.#approvals?.poll();
     this.#statusPanes = await this.#running();
     if (!this.#overlay && !this.#statusRedraw && this.#statusText() !== this.#statusDrawn) await this.#refresh();
   }
@@ -167,6 +183,7 @@ export class AttachSession implements CommandHost {
     }
     this.#started = true;
     if (this.#status) this.#statusTimer = setInterval(() => this.#enqueue(() => this.#pollStatus()), STATUS_INTERVAL_MS);
+    this.#approvals?.poll();
     this.terminal.input.on("data", this.#onInput);
     this.terminal.input.resume();
     process.on("SIGWINCH", this.#onResize);
@@ -544,6 +561,7 @@ export class AttachSession implements CommandHost {
     clearTimeout(this.#messageTimer);
     clearTimeout(this.#statusRedraw);
     clearInterval(this.#statusTimer);
+    this.#approvals?.stop();
     this.terminal.restore();
     this.#client?.close();
     this.#resolve(outcome);

@@ -13,6 +13,8 @@ export interface StatusPanes {
   panes: readonly PaneInfo[];
   current: string | undefined;
   last: string | undefined;
+  /** What waits for the person, e.g. "[2 to approve]" (venom-orch's inbox): shown beside the label, never cut first. */
+  notice?: string;
 }
 
 /** Text a program or an agent chose (names, titles), safe on one line of a terminal. */
@@ -20,12 +22,12 @@ const safe = (text: string) => terminalSafe(text, { singleLine: true });
 
 /**
  * The status line's text, as tmux's default: `[label] 0:name* 1:name-` on the
- * left (`*` the pane shown, `-` the last one), the pane's title in quotes on the
+ * left (with venom-orch's `[2 to approve]` after the label when questions wait) (`*` the pane shown, `-` the last one), the pane's title in quotes on the
  * right; fitted to `cols` cells, the title given up first.
  */
-export function statusText({ label, panes, current, last }: StatusPanes, cols: number): string {
+export function statusText({ label, panes, current, last, notice }: StatusPanes, cols: number): string {
   const windows = panes.map((p) => `${p.index}:${safe(p.name)}${p.id === current ? "*" : p.id === last ? "-" : ""}`);
-  const left = `[${safe(label)}] ${windows.join(" ")}`;
+  const left = `[${safe(label)}] ${notice ? `${notice} ` : ""}${windows.join(" ")}`;
   const title = panes.find((p) => p.id === current)?.title;
   const right = title ? `"${fitCells(safe(title), TITLE_CELLS)}"` : "";
   const room = cols - cells(left);
