@@ -287,7 +287,7 @@ export const LEDGER: readonly LedgerSection[] = [
       ],
       [
         "A job therefore never gets more than the same request would get in the foreground: in the TUI its other requests are denied and it acts within the agent's own permissions (a step that needs approval fails), while an owner chat session, whose bridge already approves every request, grants its jobs the same.",
-        "orch",
+        ["orch/background-no-gate", "orch/inbox-owner-only"],
       ],
       [
         "`auto_approve` is the client's own statement about how it answers, so it grants nothing that client could not already grant.",

@@ -6,6 +6,7 @@ import { type Check, design, securityModel } from "../check.js";
 import type { CheckContext } from "../context.js";
 import { expect, fail, NotApplicable } from "../verdict.js";
 import type { WireClient } from "../wire-client.js";
+import { waitingQuestion } from "./orch.js";
 
 // Checks of a daemon that hands work to ACP agents: they launch the fake ACP
 // agent venom-orch ships (apps/orchestrator-lite/agents/acp-agent.mjs),
@@ -216,10 +217,11 @@ export const acpChecks: readonly Check[] = [
     id: "orch/acp-reject-without-gate",
     level: "MUST",
     requirement: REJECT,
-    expected: "a denial selects reject_once; a background job (nobody to ask, no autoApprove) rejects an execute request",
+    expected:
+      "a denial selects reject_once; a background job's execute request (no autoApprove) is rejected without asking, or, where the daemon has an inbox, rejected once the person denies it there",
     needs: ["agent"],
     async run(ctx) {
-      const { client } = await ctx.session({
+      const { client, hello } = await ctx.session({
         label: "launcher",
         approve: (p) => ((p as { label?: string }).label?.includes("acp") ? "deny" : "approve"),
       });
@@ -229,6 +231,10 @@ export const acpChecks: readonly Check[] = [
       expect(deniedReply.endsWith("selected reject_once"), `a denied edit got ${deniedReply}`);
       const background = ctx.dir("acp-background");
       await launch(ctx, client, ["tool execute ls"], background, { background: true });
+      if (hello.methods.includes("inbox/list")) {
+        const question = await waitingQuestion(client, "acp");
+        expect((await client.request("inbox/answer", { id: question.id, decision: "deny" })).error === undefined, "inbox/answer failed");
+      }
       const unattended = replyOf(await recorded(background, 2), "tool execute:");
       expect(!unattended.includes("allow"), `a background job's execute request was allowed: ${unattended}`);
       return `denied: ${deniedReply}; background: ${unattended}`;

@@ -2,8 +2,9 @@ import { existsSync, readdirSync, readFileSync, statSync, symlinkSync } from "no
 import { join } from "node:path";
 import { cutMiddle, ErrorCode, MARKER_DEPTH, MARKER_PARENT, terminalSafe } from "@venom/proto";
 import { type Check, design, securityModel } from "../check.js";
+import * as z from "zod";
 import type { CheckContext } from "../context.js";
-import { expect, expectError, fail, NotApplicable } from "../verdict.js";
+import { expect, expectError, expectResult, fail, NotApplicable } from "../verdict.js";
 import type { Reply, WireClient } from "../wire-client.js";
 
 // Checks of a daemon that offers the `agent` tool (venom-orch or another
@@ -47,6 +48,10 @@ const BACKGROUND_RULE = securityModel(
   "Delegated runs",
   "It has no turn to ask a person through, so each approval request its agent relays gets the answer the session gives without asking anyone: the approval policy's own decision (read-only requests under `on-risk` or `never`), else an approval when the client declared `auto_approve` in `session.start`, else a denial.",
 );
+const NEVER_MORE = securityModel(
+  "Delegated runs",
+  "A job therefore never gets more than the same request would get in the foreground: in the TUI its other requests are denied and it acts within the agent's own permissions (a step that needs approval fails), while an owner chat session, whose bridge already approves every request, grants its jobs the same.",
+);
 const DEPTH_RULE = design(
   "Delegation across daemons",
   "Depth is bounded by `agent.max_delegation_depth`; a call that would exceed it is refused before anything starts.",
@@ -63,6 +68,30 @@ interface ProbeRecord {
   env: Record<string, string>;
   askedMyself: boolean;
   relayed: { status?: string; error?: string } | null;
+}
+
+interface WaitingQuestion {
+  id: string;
+  label: string;
+  tool: string;
+}
+
+async function inboxQuestions(client: WireClient): Promise<WaitingQuestion[]> {
+  const reply = expectResult(
+    await client.request("inbox/list", {}),
+    z.object({ questions: z.array(z.object({ id: z.string(), label: z.string(), tool: z.string() })) }),
+    "inbox/list",
+  );
+  return reply.questions;
+}
+
+/** A background job's question (a relayed one by default: its label names the chain), once it waits in the inbox. */
+export async function waitingQuestion(client: WireClient, labelled = " via "): Promise<WaitingQuestion> {
+  for (const deadline = Date.now() + 30_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 100))) {
+    const waiting = (await inboxQuestions(client)).find((q) => q.label.includes(labelled));
+    if (waiting) return waiting;
+  }
+  fail(`the background job's question (labelled …${labelled}…) never appeared in the inbox (inbox/list) within 30s`);
 }
 
 /** Launch the probe agent in `dir` through the `agent` tool; not applicable when the daemon has no `probe` agent. */
@@ -221,13 +250,26 @@ export const orchChecks: readonly Check[] = [
     id: "orch/background-no-gate",
     level: "MUST",
     requirement: BACKGROUND_RULE,
-    expected: "a background job's relayed approval is not put to anyone: without autoApprove it is denied",
+    also: [NEVER_MORE],
+    expected:
+      "a background job's relayed approval is not put to the launching session: without autoApprove it is denied, or, where the daemon has an inbox (`inbox/list`), it waits there, and the call goes through only once the person answers it",
     needs: ["agent"],
     async run(ctx) {
-      const { client } = await ctx.session({ label: "launcher" });
+      const { client, hello } = await ctx.session({ label: "launcher" });
       const dir = ctx.dir("background");
       const before = client.requests.length;
       const launched = await launch(ctx, client, RELAY_PROMPT, dir, { background: true });
+      let how = "denied without asking";
+      if (hello.methods.includes("inbox/list")) {
+        const question = await waitingQuestion(client);
+        expect(
+          readdirSync(dir).every((name) => !name.startsWith(".venom-conformance-probe-")) ||
+            (await records(dir, launched, 1))[0]?.relayed === null,
+          "the background job's call was answered before the person answered its question",
+        );
+        expectResult(await client.request("inbox/answer", { id: question.id, decision: "deny" }), z.unknown(), "inbox/answer");
+        how = `waited in the inbox as ${question.label} ${question.tool}, denied there`;
+      }
       const [seen] = await records(dir, launched, 1, (r) => r.relayed !== null);
       const asked = client.requests.slice(before).map((r) => r.params as { tool?: string; label?: string });
       expect(!asked.some((r) => r.label?.includes(" via ")), "a background job's relayed approval was put to the launching session");
@@ -235,7 +277,45 @@ export const orchChecks: readonly Check[] = [
         seen?.relayed?.status !== "ok" && !seen?.askedMyself,
         `the background job's call went through: ${JSON.stringify(seen?.relayed)}`,
       );
-      return `the job's call got ${JSON.stringify(seen?.relayed)}`;
+      return `${how}; the job's call got ${JSON.stringify(seen?.relayed)}`;
+    },
+  },
+  {
+    id: "orch/inbox-owner-only",
+    level: "MUST",
+    requirement: ONE_RELAY,
+    also: [NEVER_MORE],
+    expected:
+      "from inside a delegation, listing and answering the inbox are refused with -32003 and the question still waits; the owner's answer names exactly one question: answering it again, or a question id never asked, fails and changes nothing",
+    needs: ["agent"],
+    needsMethods: ["inbox/list", "inbox/answer"],
+    async run(ctx) {
+      const { client } = await ctx.session({ label: "launcher" });
+      const dir = ctx.dir("inbox");
+      const launched = await launch(ctx, client, RELAY_PROMPT, dir, { background: true });
+      const question = await waitingQuestion(client);
+      const { client: delegate, connected } = ctx.relay({
+        label: "delegate",
+        env: { [MARKER_DEPTH]: "1", [MARKER_PARENT]: "venom-conformance/inbox" },
+      });
+      expect((await connected) === "connected", "the delegate could not connect");
+      await ctx.hello(delegate, { approvals: false });
+      expectError(await delegate.request("inbox/list", {}), ErrorCode.OwnerRequired, "inbox/list from a delegate");
+      expectError(
+        await delegate.request("inbox/answer", { id: question.id, decision: "approve" }),
+        ErrorCode.OwnerRequired,
+        "inbox/answer from a delegate",
+      );
+      const still = (await inboxQuestions(client)).some((q) => q.id === question.id);
+      expect(still, "the question no longer waits after a delegate tried to answer it");
+      const unknown = `q${"0".repeat(16)}`;
+      expect((await client.request("inbox/answer", { id: unknown, decision: "approve" })).error !== undefined, "an id never asked was accepted");
+      expectResult(await client.request("inbox/answer", { id: question.id, decision: "deny" }), z.unknown(), "inbox/answer");
+      const again = await client.request("inbox/answer", { id: question.id, decision: "approve" });
+      expect(again.error !== undefined, "a second answer to the same question was accepted");
+      const [seen] = await records(dir, launched, 1, (r) => r.relayed !== null);
+      expect(seen?.relayed?.status !== "ok", `the call went through although its question was denied: ${JSON.stringify(seen?.relayed)}`);
+      return `refused to the delegate (-32003); the second answer: ${again.error?.message ?? "accepted"}`;
     },
   },
   {
