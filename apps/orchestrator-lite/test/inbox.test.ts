@@ -2,7 +2,7 @@ import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { cleanupAll, cli, tempDir } from "@venom/testkit";
 import { afterAll, describe, expect, it } from "vitest";
-import { type Stack, startStack } from "./stack.js";
+import { ACP_AGENT, type Stack, startStack } from "./stack.js";
 
 afterAll(cleanupAll);
 
@@ -139,6 +139,21 @@ describe("the inbox", () => {
       ["demo-2", "deny", "terminal"],
     ]);
     quick.client.close();
+  });
+
+  it("at most 16 questions of one job wait: an ACP agent that asks 20 at once gets the rest rejected without asking", async () => {
+    const stack = await startStack({ config: `[agents.fake]\nexecutable = "${ACP_AGENT}"\nacp = true\n` });
+    const { client } = await stack.person((request) => (request.tool === "agent" ? "approve" : "deny"));
+    const prompt = `together ${Array.from({ length: 20 }, () => "execute").join(" ")}`;
+    expect((await client.callTool("agent", { agent: "fake", prompt, background: true })).status).toBe("ok");
+    const waiting = await waitingFor(stack, 16);
+    // None beyond the bound arrives later.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(inbox(stack)).toHaveLength(16);
+    for (const question of waiting) expect(orchCli(stack, ["deny", question.id]).code).toBe(0);
+    expect((await ended(stack, "fake-1")).state).toBe("done");
+    expect(stack.replies("fake").at(-1)?.match(/execute selected reject_once/g)).toHaveLength(20);
+    client.close();
   });
 
   it("a question nobody answers is denied after approval.wait_seconds, and the job's record says so", async () => {
