@@ -7,10 +7,7 @@ import * as z from "zod";
  * `[notify] command = ["notify-send", "--app-name=venom"]` (docs/venom-orch.md, "Notifications"): an argv run
  * without a shell, user configuration only, when a job starts waiting for the person and when it ends.
  */
-export const notifySection = configSection(
-  "notify",
-  z.strictObject({ command: z.array(z.string().min(1)).min(1).optional() }).default({}),
-);
+export const notifySection = configSection("notify", z.strictObject({ command: z.array(z.string().min(1)).min(1).optional() }).default({}));
 
 /** What the command reads on stdin: our own words and the escaped label, never the agent's output. */
 export interface NotifyEvent {

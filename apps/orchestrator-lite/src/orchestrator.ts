@@ -6,11 +6,11 @@ import {
   type ApprovalRequest,
   askApproval,
   fitEncoded,
-  terminalLine,
   type Grant,
   type PaneInfo,
   parseMarkers,
   policyDecision,
+  terminalLine,
 } from "@venom/proto";
 import {
   type Actor,

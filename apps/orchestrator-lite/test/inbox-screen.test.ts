@@ -14,7 +14,12 @@ describe("venom-orch inbox on a terminal", () => {
     const stack = await startStack();
     const env = Object.entries({ VENOM_HOME: stack.home, HOME: stack.userHome }).flatMap(([k, v]) => ["-e", `${k}=${v}`]);
     const orch = `${process.execPath} ${ORCH_BIN}`;
-    const sessions = { mux: `inbox-mux-${process.pid}`, fg: `inbox-fg-${process.pid}`, one: `inbox-1-${process.pid}`, two: `inbox-2-${process.pid}` };
+    const sessions = {
+      mux: `inbox-mux-${process.pid}`,
+      fg: `inbox-fg-${process.pid}`,
+      one: `inbox-1-${process.pid}`,
+      two: `inbox-2-${process.pid}`,
+    };
     const screen = (session: string) => tmux("capture-pane", "-p", "-J", "-t", session).stdout;
     const poll = (session: string, pattern: RegExp) => expect.poll(() => screen(session), { timeout: 30_000 }).toMatch(pattern);
     const { client } = await stack.person((request) => (request.tool === "agent" ? "approve" : "deny"));
@@ -32,13 +37,39 @@ describe("venom-orch inbox on a terminal", () => {
       expect(bell()).toBe("1");
 
       // A foreground run on its own terminal: its write is asked there and waits in the inbox too.
-      tmux("new-session", "-d", "-s", sessions.fg, "-x", "160", "-y", "40", ...env, "sh", "-c", `cd ${stack.workspace} && ${orch} run demo 'write c.txt C'; echo RUN-EXIT=$?; sleep 60`);
+      tmux(
+        "new-session",
+        "-d",
+        "-s",
+        sessions.fg,
+        "-x",
+        "160",
+        "-y",
+        "40",
+        ...env,
+        "sh",
+        "-c",
+        `cd ${stack.workspace} && ${orch} run demo 'write c.txt C'; echo RUN-EXIT=$?; sleep 60`,
+      );
       await poll(sessions.fg, /Allow this call \(agent\)\?/);
       tmux("send-keys", "-t", sessions.fg, "y", "Enter");
       await poll(sessions.fg, /Allow this call \(write\)\?/);
 
       for (const session of [sessions.one, sessions.two]) {
-        tmux("new-session", "-d", "-s", session, "-x", "160", "-y", "40", ...env, "sh", "-c", `${orch} inbox; echo INBOX-EXIT=$?; sleep 60`);
+        tmux(
+          "new-session",
+          "-d",
+          "-s",
+          session,
+          "-x",
+          "160",
+          "-y",
+          "40",
+          ...env,
+          "sh",
+          "-c",
+          `${orch} inbox; echo INBOX-EXIT=$?; sleep 60`,
+        );
         await poll(session, /venom-orch inbox: 3 waiting/);
       }
       // Newest first: the foreground job's write is selected. Approved here, its terminal is told and goes on.
@@ -81,8 +112,9 @@ describe("venom-orch inbox on a terminal", () => {
       for (const session of Object.values(sessions)) tmux("kill-session", "-t", session);
       client.close();
     }
-    const history = JSON.parse(spawnSync(process.execPath, [ORCH_BIN, "history", "--json"], { env: stack.orch.env, encoding: "utf8" }).stdout)
-      .entries as { name: string; decision: string; by: string }[];
+    const history = JSON.parse(
+      spawnSync(process.execPath, [ORCH_BIN, "history", "--json"], { env: stack.orch.env, encoding: "utf8" }).stdout,
+    ).entries as { name: string; decision: string; by: string }[];
     expect(history.map((e) => [e.name, e.decision, e.by])).toEqual([
       ["demo-3", "approve", "inbox"],
       ["demo-1", "deny", "inbox"],

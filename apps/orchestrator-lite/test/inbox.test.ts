@@ -95,7 +95,9 @@ describe("the inbox", () => {
     expect(history[1]).toMatchObject({ reason: "not now", label: "[echo via demo-2 depth 1]", risk: "write" });
     const file = join(stack.home, "logs", "approvals.jsonl");
     expect(statSync(file).mode & 0o777).toBe(0o600);
-    expect(orchCli(stack, ["history", "--job", "demo-2"]).stdout).toMatch(/^\S+ demo-2 \[echo via demo-2 depth 1\] write \(write\) denied by inbox: not now\n/);
+    expect(orchCli(stack, ["history", "--job", "demo-2"]).stdout).toMatch(
+      /^\S+ demo-2 \[echo via demo-2 depth 1\] write \(write\) denied by inbox: not now\n/,
+    );
   });
 
   it("a foreground job's question is put to its terminal and the inbox at once: the first answer wins, and the other is told", async () => {
@@ -152,7 +154,12 @@ describe("the inbox", () => {
     expect(inbox(stack)).toHaveLength(16);
     for (const question of waiting) expect(orchCli(stack, ["deny", question.id]).code).toBe(0);
     expect((await ended(stack, "fake-1")).state).toBe("done");
-    expect(stack.replies("fake").at(-1)?.match(/execute selected reject_once/g)).toHaveLength(20);
+    expect(
+      stack
+        .replies("fake")
+        .at(-1)
+        ?.match(/execute selected reject_once/g),
+    ).toHaveLength(20);
     client.close();
   });
 
@@ -207,7 +214,9 @@ describe("the inbox", () => {
     const [question] = await waitingFor(stack, 1);
     expect(orchCli(stack, ["approve", question?.id as string]).code).toBe(0);
     expect((await ended(stack, "demo-1")).state).toBe("done");
-    await expect.poll(() => readFileSync(join(stack.home, "logs", "orch.log"), "utf8")).toMatch(/the notify command (failed|could not be started)/);
+    await expect
+      .poll(() => readFileSync(join(stack.home, "logs", "orch.log"), "utf8"))
+      .toMatch(/the notify command (failed|could not be started)/);
   });
 
   it("from inside a pane, even with its environment cleared, inbox, approve and deny are refused (exit 3): no agent answers a question", async () => {
@@ -221,7 +230,9 @@ describe("the inbox", () => {
     for (const [i, args] of attempts.entries()) {
       for (const prefix of ["", `env -i VENOM_HOME=${stack.home} `]) {
         cli(mux, ["send", "-t", "agent", `clear; ${prefix}${orch} ${args}; echo "code${i}=$?"`, "Enter"]);
-        await expect.poll(() => cli(mux, ["capture", "-t", "agent", "-J"]).stdout, { timeout: 20_000 }).toMatch(new RegExp(`^code${i}=\\d+`, "m"));
+        await expect
+          .poll(() => cli(mux, ["capture", "-t", "agent", "-J"]).stdout, { timeout: 20_000 })
+          .toMatch(new RegExp(`^code${i}=\\d+`, "m"));
         const screen = cli(mux, ["capture", "-t", "agent", "-J"]).stdout;
         expect(screen, screen).toMatch(new RegExp(`^code${i}=3$`, "m"));
         expect(screen).toMatch(/owner.context/);

@@ -1,8 +1,8 @@
 import { existsSync, readdirSync, readFileSync, statSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { cutMiddle, ErrorCode, MARKER_DEPTH, MARKER_PARENT, terminalSafe } from "@venom/proto";
-import { type Check, design, securityModel } from "../check.js";
 import * as z from "zod";
+import { type Check, design, securityModel } from "../check.js";
 import type { CheckContext } from "../context.js";
 import { expect, expectError, expectResult, fail, NotApplicable } from "../verdict.js";
 import type { Reply, WireClient } from "../wire-client.js";
@@ -309,7 +309,10 @@ export const orchChecks: readonly Check[] = [
       const still = (await inboxQuestions(client)).some((q) => q.id === question.id);
       expect(still, "the question no longer waits after a delegate tried to answer it");
       const unknown = `q${"0".repeat(16)}`;
-      expect((await client.request("inbox/answer", { id: unknown, decision: "approve" })).error !== undefined, "an id never asked was accepted");
+      expect(
+        (await client.request("inbox/answer", { id: unknown, decision: "approve" })).error !== undefined,
+        "an id never asked was accepted",
+      );
       expectResult(await client.request("inbox/answer", { id: question.id, decision: "deny" }), z.unknown(), "inbox/answer");
       const again = await client.request("inbox/answer", { id: question.id, decision: "approve" });
       expect(again.error !== undefined, "a second answer to the same question was accepted");

@@ -498,9 +498,7 @@ export const InboxDetailsResultSchema = z.strictObject({
   prompt: z.string(),
   paneTail: z.string(),
   /** For an ACP agent's permission request: the tool call as the agent described it (untrusted). */
-  acp: z
-    .strictObject({ kind: z.string().nullable(), title: z.string().nullable(), locations: z.array(z.string()) })
-    .optional(),
+  acp: z.strictObject({ kind: z.string().nullable(), title: z.string().nullable(), locations: z.array(z.string()) }).optional(),
 });
 /** The inbox's methods: owner only, so no agent answers its own or a sibling's question. */
 export const InboxMethods = {

@@ -6,6 +6,7 @@ import { keyBytes } from "../commands/bindings.js";
 import type { CommandHost, CommandOutcome } from "../commands/command.js";
 import { runPromptCommand } from "../commands/command-line.js";
 import { insideOwnPane } from "../common/nesting.js";
+import { ApprovalWatch } from "./approvals.js";
 import { Chooser } from "./chooser.js";
 import { connectAttached } from "./connection.js";
 import { PaneDisplay, type StatusBar } from "./display.js";
@@ -13,7 +14,6 @@ import { keyLength, PrefixReader } from "./keys.js";
 import { Message, type Overlay } from "./overlay.js";
 import { Confirm, Prompt } from "./prompt.js";
 import type { ClientSettings } from "./settings.js";
-import { ApprovalWatch } from "./approvals.js";
 import { renderStatus, statusText } from "./status-line.js";
 import type { OuterTerminal } from "./terminal.js";
 
@@ -98,7 +98,9 @@ export class AttachSession implements CommandHost {
     this.#reader = new PrefixReader(settings.prefix);
     this.#bindings = new Map(settings.bindings.map(({ key, command }) => [keyBytes(key) as string, command]));
     this.#status = settings.status;
-    this.#approvals = settings.status ? new ApprovalWatch(home, app.version, (ring) => this.#enqueue(() => this.#approvalsChanged(ring))) : undefined;
+    this.#approvals = settings.status
+      ? new ApprovalWatch(home, app.version, (ring) => this.#enqueue(() => this.#approvalsChanged(ring)))
+      : undefined;
     this.#display = new PaneDisplay(terminal, () => this.#live && !this.#overlay, settings.status ? this.#statusBar() : undefined);
   }
 

@@ -2,8 +2,8 @@ import * as acp from "@agentclientprotocol/sdk";
 import { type ApprovalRequest, terminalLine } from "@venom/proto";
 import { PENDING_LIMIT } from "@venom/runtime";
 import { untilAborted } from "../abort.js";
-import { type Answer, respond, riskOf } from "./permission.js";
 import { redactSecrets } from "../redact.js";
+import { type Answer, respond, riskOf } from "./permission.js";
 import { throttled } from "./throttle.js";
 
 /** What one ACP run needs from the job that hosts it. */
@@ -126,13 +126,16 @@ export async function runAcp(run: AcpRun): Promise<AcpOutcome> {
       };
       pending.add(resolve);
       run
-        .ask({
-          callId: `acp-${toolCall.toolCallId}`.slice(0, 128),
-          tool: `acp ${kind ?? "(no kind)"}`,
-          summary: permissionSummary(kind, toolCall),
-          risk: riskOf(kind, toolCall, run),
-          label: `[${run.name} acp]`,
-        }, shownCall(kind, toolCall))
+        .ask(
+          {
+            callId: `acp-${toolCall.toolCallId}`.slice(0, 128),
+            tool: `acp ${kind ?? "(no kind)"}`,
+            summary: permissionSummary(kind, toolCall),
+            risk: riskOf(kind, toolCall, run),
+            label: `[${run.name} acp]`,
+          },
+          shownCall(kind, toolCall),
+        )
         .then(
           (allowed) => resolve(allowed ? "approve" : "deny"),
           () => resolve("deny"),
@@ -225,7 +228,10 @@ function toolLine(kind: acp.ToolKind | null, title: string | null): string {
 const LOCATIONS_SHOWN = 32;
 
 /** The tool call as the inbox's details show it: escaped and redacted like the summary, bounded. */
-function shownCall(kind: acp.ToolKind | null, toolCall: acp.ToolCallUpdate): { kind: string | null; title: string | null; locations: string[] } {
+function shownCall(
+  kind: acp.ToolKind | null,
+  toolCall: acp.ToolCallUpdate,
+): { kind: string | null; title: string | null; locations: string[] } {
   const shown = (text: string, max: number) => terminalLine(redactSecrets(text), max);
   return {
     kind: kind === null ? null : shown(kind, 64),

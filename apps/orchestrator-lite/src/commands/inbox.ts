@@ -43,7 +43,10 @@ export function answerCommand(app: CliApp, decision: "approve" | "deny"): Comman
       return withOrch(app, home, async (client) => {
         const { question } = await client.request("inbox/answer", { id, decision, ...(reason ? { reason } : {}) });
         if (json) io.out(JSON.stringify({ question, decision }));
-        else io.out(`${decision === "approve" ? "approved" : "denied"}: ${terminalLine(`${question.name} ${question.label} ${question.tool}`, 300)}`);
+        else
+          io.out(
+            `${decision === "approve" ? "approved" : "denied"}: ${terminalLine(`${question.name} ${question.label} ${question.tool}`, 300)}`,
+          );
         return Exit.ok;
       });
     },
