@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
 import { PROTOCOL } from "@venom/proto";
-import { cleanupAll, cli, RawClient, startEcho } from "@venom/testkit";
+import { cleanupAll, cli, connect, RawClient, startEcho } from "@venom/testkit";
 import { afterAll, describe, expect, it } from "vitest";
 
 afterAll(cleanupAll);
@@ -62,5 +62,18 @@ describe("bounded connections, fair service", () => {
     } finally {
       hog.kill("SIGKILL");
     }
+  });
+
+  it("the owner's own sessions (venom-orch's, one per job) hold no ordinary slot: with 200 open, a delegate still connects", async () => {
+    const daemon = await startEcho();
+    const owners = await Promise.all(Array.from({ length: 200 }, () => connect(daemon)));
+    try {
+      const delegate = cli(daemon, ["status", "--json"], { VENOM_DELEGATION_DEPTH: "1", VENOM_PARENT: "x/y" });
+      expect(delegate.code, delegate.stderr).toBe(0);
+      expect(JSON.parse(delegate.stdout).connections).toBeGreaterThan(200);
+    } finally {
+      for (const client of owners) client.close();
+    }
+    await daemon.stop();
   });
 });

@@ -238,6 +238,11 @@ export class Connection<Context> {
     }
   }
 
+  /** The session said hello as the owner (daemon.ts counts these apart from the ordinary slots). */
+  get owner(): boolean {
+    return this.#session?.state.principal.kind === "owner";
+  }
+
   #hello(params: unknown): unknown {
     const helloContext = this.host.helloContext(this.transport, this.peer);
     const state = establishSession(params, helloContext);

@@ -65,15 +65,18 @@ export interface DaemonOptions {
   config: Config;
 }
 
+/** Connections of delegates (and of peers not yet known to be the owner) at once, at most. */
 const MAX_CONNECTIONS = 128;
 /**
  * Slots beyond MAX_CONNECTIONS that only a peer with no delegation evidence
  * (no markers in its environment, no recorded ancestor) may take: delegates
- * holding every ordinary slot cannot lock the owner out of status and stop.
- * Another daemon's relayed questions, owner context too, share one
+ * holding every ordinary slot cannot lock the owner out of status and stop,
+ * and the owner's own connections leave the ordinary slots to delegates.
+ * venom-orch holds one to venom-mux per running job (200 background agents
+ * are 200 connections); another daemon's relayed questions share one
  * connection to this one however many wait (relay.ts, RelayLinks).
  */
-const OWNER_RESERVE = 8;
+const OWNER_RESERVE = 512;
 
 /**
  * A venom/1 daemon: one socket at $VENOM_HOME/state/<app>.sock (0600 in a 0700
@@ -208,8 +211,9 @@ export class Daemon<Context> implements ConnectionHost<Context> {
       socket.destroy();
       return;
     }
-    const limit = this.#mayBeOwner(check.peer) ? MAX_CONNECTIONS + OWNER_RESERVE : MAX_CONNECTIONS;
-    if (this.#connections.size >= limit || this.#stopping) {
+    const owners = this.#ownerConnections();
+    const limit = this.#mayBeOwner(check.peer, owners) ? MAX_CONNECTIONS + OWNER_RESERVE : MAX_CONNECTIONS;
+    if (this.#connections.size - (limit === MAX_CONNECTIONS ? owners : 0) >= limit || this.#stopping) {
       const error = new ProtocolError(
         ErrorCode.Busy,
         this.#stopping ? "busy: the daemon is stopping" : `busy: at most ${limit} connections`,
@@ -221,10 +225,20 @@ export class Daemon<Context> implements ConnectionHost<Context> {
     socket.resume();
   }
 
-  /** Only looked at once the ordinary slots are full: no delegation marker in its environment and no recorded ancestor. */
-  #mayBeOwner(peer: PeerFacts): boolean {
-    if (this.#connections.size < MAX_CONNECTIONS) return false;
+  /**
+   * Only looked at once the ordinary slots are full (those not held by the owner's sessions): no delegation marker
+   * in its environment and no recorded ancestor.
+   */
+  #mayBeOwner(peer: PeerFacts, owners: number): boolean {
+    if (this.#connections.size - owners < MAX_CONNECTIONS) return false;
     return peer.environ.depth === 0 && findAncestorRecord(this.options.home, peer.pid) === null;
+  }
+
+  /** Open connections whose session is the owner's (said at hello): they do not hold ordinary slots. */
+  #ownerConnections(): number {
+    let owners = 0;
+    for (const connection of this.#connections) if (connection.owner) owners++;
+    return owners;
   }
 
   #open(transport: Transport, peer: PeerFacts, input: Readable, output: Writable, onClosed: () => void): void {
