@@ -11,6 +11,7 @@ import { wrapMarkdown } from "@venom/proto";
 import * as cli from "./cli.mjs";
 import * as conformance from "./conformance.mjs";
 import * as delegation from "./delegation.mjs";
+import * as inbox from "./inbox.mjs";
 import * as keystroke from "./keystroke.mjs";
 import { MUX, ROOT, runCleanups, version } from "./lib.mjs";
 import * as rpc from "./rpc.mjs";
@@ -21,7 +22,7 @@ import * as start from "./start.mjs";
 import * as throughput from "./throughput.mjs";
 import * as workflow from "./workflow.mjs";
 
-const STEPS = { throughput, keystroke, cli, start, rpc, rss, scale, sandbox, delegation, workflow, conformance };
+const STEPS = { throughput, keystroke, cli, start, rpc, rss, scale, sandbox, delegation, inbox, workflow, conformance };
 const args = process.argv.slice(2).filter((a) => a !== "--");
 const quick = args.includes("--quick");
 const chosen = args.filter((a) => !a.startsWith("--"));

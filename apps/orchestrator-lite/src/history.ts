@@ -74,7 +74,9 @@ export class ApprovalHistory {
   }
 }
 
-/** The history, oldest first: both files, each line that parses (a torn or planted line is skipped). */
+const ENTRY_FIELDS = ["askedAt", "answeredAt", "job", "name", "label", "tool", "risk", "summary", "by", "decision"] as const;
+
+/** The history, oldest first: both files, each line that parses (a torn, planted or incomplete line is skipped). */
 export function readHistory(home: VenomHome): HistoryEntry[] {
   const { current, previous } = historyFiles(home);
   const entries: HistoryEntry[] = [];
@@ -83,7 +85,7 @@ export function readHistory(home: VenomHome): HistoryEntry[] {
     for (const line of bytes?.toString("utf8").split("\n") ?? []) {
       try {
         const entry = JSON.parse(line) as HistoryEntry;
-        if (typeof entry?.job === "string" && typeof entry.decision === "string") entries.push(entry);
+        if (ENTRY_FIELDS.every((field) => typeof entry?.[field] === "string")) entries.push(entry);
       } catch {
         // Not a line we wrote whole.
       }

@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { cleanupAll, cli, tempDir } from "@venom/testkit";
@@ -161,6 +162,55 @@ describe("the inbox", () => {
         ?.match(/execute selected reject_once/g),
     ).toHaveLength(20);
     client.close();
+  });
+
+  it("a nested chain's questions reach the one inbox through the job that launched it, labelled with the chain", async () => {
+    const stack = await startStack({ config: `[agents.venom]\nargs = ["run", "demo", "--"]\n` });
+    const { client } = await stack.person((request) => (request.tool === "agent" ? "approve" : "deny"));
+    const launched = await client.callTool("agent", { agent: "venom", prompt: "write deep.txt nested", background: true });
+    expect(launched.status).toBe("ok");
+    const [launch] = await waitingFor(stack, 1);
+    expect(launch).toMatchObject({ name: "venom-1", label: "[orch via venom-1 depth 1]", tool: "agent" });
+    expect(orchCli(stack, ["approve", launch?.id as string]).code).toBe(0);
+    await expect.poll(() => inbox(stack)[0]?.tool, { timeout: 20_000 }).toBe("write");
+    const [write] = inbox(stack);
+    expect(write).toMatchObject({ name: "venom-1", label: "[echo via demo-1 depth 2 via venom-1 depth 1]" });
+    expect(orchCli(stack, ["approve", write?.id as string]).code).toBe(0);
+    expect((await ended(stack, "venom-1")).state).toBe("done");
+    expect(readFileSync(join(stack.workspace, "deep.txt"), "utf8")).toBe("nested");
+    client.close();
+  });
+
+  it("the history is redacted as progress lines are, 0600, and rotated at 4 MiB into approvals.1.jsonl", async () => {
+    const stack = await startStack();
+    const logs = join(stack.home, "logs");
+    const file = join(logs, "approvals.jsonl");
+    // Older history, at the rotation size: the next line starts a new file.
+    const at = new Date(0).toISOString();
+    const entry = { askedAt: at, answeredAt: at, job: "old", name: "old-1", label: "[echo]", tool: "write", risk: "write" };
+    const old = `${JSON.stringify({ ...entry, summary: "write x", by: "inbox", decision: "deny" })}\n`;
+    writeFileSync(file, old.repeat(Math.ceil((4 * 1024 * 1024) / old.length)), { mode: 0o600 });
+    const token = "sk-ant-abcdefghijklmnopqrstuvwxyz0123456789";
+    await launch(stack, `write ${token}.txt x`);
+    const [question] = await waitingFor(stack, 1);
+    expect(question?.summary).toContain(token);
+    expect(orchCli(stack, ["deny", question?.id as string, "--reason", `key ${token}`]).code).toBe(0);
+    await ended(stack, "demo-1");
+    const current = readFileSync(file, "utf8");
+    expect(current.trim().split("\n")).toHaveLength(1);
+    expect(current).not.toContain(token);
+    expect(current).toContain("[redacted]");
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(readFileSync(join(logs, "approvals.1.jsonl"), "utf8").startsWith(old)).toBe(true);
+    // Both files are read: the older history, then the newer.
+    const history = JSON.parse(orchCli(stack, ["history", "--job", "demo-1", "--json"]).stdout).entries as Record<string, unknown>[];
+    expect(history).toEqual([expect.objectContaining({ name: "demo-1", decision: "deny", reason: "key [redacted]" })]);
+    const { stdout } = spawnSync(process.execPath, [stack.orch.bin, "history", "--job", "old", "--json"], {
+      env: stack.orch.env,
+      encoding: "utf8",
+      maxBuffer: 64 * 1024 * 1024,
+    });
+    expect(JSON.parse(stdout).entries.length).toBeGreaterThan(1000);
   });
 
   it("a question nobody answers is denied after approval.wait_seconds, and the job's record says so", async () => {
