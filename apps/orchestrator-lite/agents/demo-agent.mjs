@@ -10,6 +10,7 @@
 // Prompts it understands (first word):
 //   write PATH TEXT      venom-echo write; answers "approve" to any approval it is asked itself
 //   read PATH            venom-echo read
+//   put PATH TEXT        write PATH itself, relative to its cwd, as an agent's own tool would (\n in TEXT: a newline)
 //   mux-stop             venom-mux daemon/stop
 //   mux-new              venom-mux pane/new (a new pane one level deeper)
 //   delegate AGENT TEXT  venom-orch agent (a nested launch)
@@ -81,6 +82,10 @@ switch (verb) {
       `write ${first}`,
       await call("echo", "tools/call", { name: "write", arguments: { path: first, content: rest.join(" ") } }),
     );
+    break;
+  case "put":
+    writeFileSync(first, rest.join(" ").replaceAll("\\n", "\n"));
+    console.log(`put ${first}`);
     break;
   case "read":
     process.exitCode = report(`read ${first}`, await call("echo", "tools/call", { name: "read", arguments: { path: first } }));

@@ -29,6 +29,8 @@ export interface Adapter {
   /** `[agents.NAME.env]`: values the user wrote for this agent alone (the configuration refused credential-like names). */
   env: Record<string, string>;
   permissions: "default" | "full";
+  /** `[agents.NAME] worktree = true`: its jobs get a git worktree of their own unless the call says otherwise. */
+  worktree?: boolean;
   /** The agent's own full-autonomy switches, used only with permissions = "full". */
   fullArgs: string[];
   /** The agent's own sign-in (`venom-orch agents login NAME`), run in its private environment; null when it has none. */
@@ -173,6 +175,7 @@ export function adapters(config: Config): Adapter[] {
       envPass: [...(base?.envPass ?? []), ...(own?.env_pass ?? [])],
       env: own?.env ?? {},
       permissions: own?.permissions ?? base?.permissions ?? "default",
+      worktree: own?.worktree ?? false,
       fullArgs: base?.fullArgs ?? [],
       signIn: base?.signIn ?? null,
       transport: own?.acp ? "acp" : (own?.transport ?? base?.transport ?? "cli"),

@@ -11,10 +11,11 @@ import { Orchestrator } from "./orchestrator.js";
 import { agentTool } from "./tools/agent.js";
 import { agentCancelTool } from "./tools/agent-cancel.js";
 import { agentJobsTool } from "./tools/agent-jobs.js";
+import { agentCleanTool, agentMergeTool } from "./tools/agent-worktree.js";
 import { VERSION } from "./version.js";
 
 /** venom-orch's tool table: the only tools its dispatcher knows. */
-export const orchTools = [agentTool, agentJobsTool, agentCancelTool] as const;
+export const orchTools = [agentTool, agentJobsTool, agentCancelTool, agentMergeTool, agentCleanTool] as const;
 
 const SERVER = { name: "venom-orch", version: VERSION };
 

@@ -39,6 +39,21 @@ export const JobRecordSchema = z.strictObject({
   refusedRequests: z.number().int().default(0),
   /** The relayed approval it waits for (label and tool), while awaiting approval. */
   pending: z.string().nullable().default(null),
+  /** Its git worktree (`run --worktree`), and what the job changed there once it ended (docs/venom-orch.md, "Parallel agents and worktrees"). */
+  worktree: z
+    .strictObject({
+      repo: z.string(),
+      base: z.string(),
+      path: z.string(),
+      branch: z.string(),
+      commits: z.array(z.string()).default([]),
+      stat: z.string().default(""),
+      untracked: z.array(z.string()).default([]),
+      /** Set once `venom-orch clean` removed it. */
+      removed: z.boolean().default(false),
+    })
+    .nullable()
+    .default(null),
 });
 export type JobRecord = z.infer<typeof JobRecordSchema>;
 

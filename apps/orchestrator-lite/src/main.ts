@@ -7,6 +7,7 @@ import { historyCommand } from "./commands/history.js";
 import { answerCommand, inboxCommand } from "./commands/inbox.js";
 import { jobsCommand } from "./commands/jobs.js";
 import { runCommand } from "./commands/run.js";
+import { diffCommand, worktreeToolCommand } from "./commands/worktree.js";
 import { VERSION } from "./version.js";
 
 const app: CliApp = {
@@ -26,6 +27,9 @@ const program: Program = {
     jobsCommand(app),
     cancelCommand(app),
     attachCommand(app),
+    diffCommand(app),
+    worktreeToolCommand(app, "merge"),
+    worktreeToolCommand(app, "clean"),
     inboxCommand(app),
     answerCommand(app, "approve"),
     answerCommand(app, "deny"),

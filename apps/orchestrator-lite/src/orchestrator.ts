@@ -5,12 +5,14 @@ import {
   type ApprovalGate,
   type ApprovalRequest,
   askApproval,
+  cutMiddle,
   fitEncoded,
   type Grant,
   type PaneInfo,
   parseMarkers,
   policyDecision,
   terminalLine,
+  terminalSafe,
 } from "@venom/proto";
 import {
   type Actor,
@@ -20,6 +22,7 @@ import {
   type Delegation,
   executableOf,
   isGone,
+  isWithin,
   type Logger,
   launcherPrograms,
   lineageOf,
@@ -38,6 +41,7 @@ import type { ApprovalHistory } from "./history.js";
 import { type Inbox, type InboxQuestion, NotWaiting, type QuestionExtras, type Settled } from "./inbox.js";
 import { FINAL_STATES, type JobRecord, JobStore } from "./jobs.js";
 import type { Notifier } from "./notify.js";
+import { createWorktree, type Worktree, worktreeChanges } from "./worktree.js";
 
 /** Who launched a job, and how to reach them while it runs. */
 export interface Launcher {
@@ -69,6 +73,8 @@ export interface LaunchRequest {
   confinement: readonly string[];
   /** Set when the agent speaks ACP: the prompt goes over the protocol in a pipe pane, not in argv. */
   acp?: { prompt: string; maxMessageBytes: number };
+  /** Run it in a git worktree of its own (worktree.ts), on `branch` or venom/LABEL. */
+  worktree?: { branch?: string | undefined };
 }
 
 /** How a job ended, for the tool result: the exit code and a bounded tail of its screen (untrusted). */
@@ -171,6 +177,16 @@ export class Orchestrator {
     return [...all.values()];
   }
 
+  /** A running job, without a worktree of its own, whose cwd is in the checkout rooted at `repo`. */
+  runningIn(repo: string): JobRecord | undefined {
+    return [...this.#jobs.values()].map((j) => j.record).find((r) => r.worktree === null && isWithin(repo, r.cwd));
+  }
+
+  /** Put a changed record on file (a worktree merged or removed). */
+  async keep(record: JobRecord): Promise<void> {
+    await this.#keep(record);
+  }
+
   /** Is any job still running? */
   get running(): boolean {
     return this.#jobs.size > 0;
@@ -219,6 +235,7 @@ export class Orchestrator {
       transport: request.acp ? "acp" : "cli",
       refusedRequests: 0,
       pending: null,
+      worktree: null,
     };
     const controller = new AbortController();
     const deadline = setTimeout(() => controller.abort(new JobStop("timeout")), request.timeoutSeconds * 1000);
@@ -247,7 +264,18 @@ export class Orchestrator {
     let client: VenomClient | undefined;
     let pane: PaneInfo | undefined;
     const stdio = request.acp ? new PaneStdio() : null;
+    let cwd = request.cwd;
     try {
+      if (request.worktree) {
+        const made = await createWorktree({
+          cwd,
+          workspace: request.launcher.workspace,
+          label: live.record.name,
+          branch: request.worktree.branch,
+        });
+        cwd = made.cwd;
+        this.#update(live, { worktree: { ...made.worktree, commits: [], stat: "", untracked: [], removed: false } });
+      }
       const connecting = this.#connectMux({
         client: this.server,
         workspace: request.launcher.workspace,
@@ -274,7 +302,7 @@ export class Orchestrator {
       pane = await untilAborted(
         client.request("pane/new", {
           argv: request.argv,
-          cwd: request.cwd,
+          cwd,
           name: live.record.name,
           envPolicy: "delegated",
           agent: request.adapter.name,
@@ -529,9 +557,14 @@ export class Orchestrator {
     this.#notify(live, detail);
   }
 
-  /** Record the job's end: on file before the launcher hears of it; its questions still waiting are withdrawn. */
+  /**
+   * Record the job's end, with what it changed in its worktree: on file before the launcher hears of it; its
+   * questions still waiting are withdrawn.
+   */
   async #finish(live: LiveJob, change: Partial<JobRecord> & Pick<JobRecord, "state">): Promise<void> {
     Object.assign(live.record, change, { pending: null });
+    const { worktree } = live.record;
+    if (worktree) Object.assign(worktree, await changesOf(worktree).catch(() => ({})));
     await this.#keep(live.record);
     this.#notify(live);
     const { id, name, state } = live.record;
@@ -635,4 +668,15 @@ async function startedWithArgv(pid: number, argv: readonly string[]): Promise<bo
 function describe(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
   return message.slice(0, 300);
+}
+
+/** What a worktree's job changed, bounded and escaped for its record (at most 64 KiB on file, jobs.ts). */
+async function changesOf(worktree: Worktree): Promise<{ commits: string[]; stat: string; untracked: string[] }> {
+  const changes = await worktreeChanges(worktree);
+  const shown = (text: string, max: number) => cutMiddle(terminalSafe(text), max);
+  return {
+    commits: changes.commits.slice(0, 30).map((c) => shown(c, 160)),
+    stat: shown(changes.stat, 4096),
+    untracked: changes.untracked.slice(0, 30).map((f) => shown(f, 200)),
+  };
 }

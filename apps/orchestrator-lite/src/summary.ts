@@ -3,6 +3,7 @@ import { dirname, join, relative } from "node:path";
 import { cutMiddle, escapedNote, terminalSafe, terminalShown } from "@venom/proto";
 import { isWithin } from "@venom/runtime";
 import { type Adapter, whoDecides } from "./adapters.js";
+import { WORKTREES_DIR } from "./worktree.js";
 
 // What the person sees before a launch (docs/venom-orch.md, "Before launch"): the agent,
 // where it runs, the prompt (bounded, with what was cut said), FULL PERMISSIONS
@@ -38,6 +39,13 @@ export interface LaunchFacts {
   background: boolean;
   found: string[];
   transport: "cli" | "acp";
+  checkout?: CheckoutFacts;
+}
+
+/** Where the job's files are: a worktree of its own, or a checkout another job already runs in. */
+export interface CheckoutFacts {
+  worktree?: { repo: string; base: string; branch: string | null };
+  busyWith?: string;
 }
 
 const line = (text: string) => terminalSafe(text, { singleLine: true });
@@ -57,6 +65,13 @@ export function launchSummary(facts: LaunchFacts): string {
     `prompt (${[...prompt].length} characters${escaped}): ${cutMiddle(shownPrompt.text, PROMPT_SHOWN)}`,
     `it ${whoDecides(adapter, transport)}`,
   ];
+  const { worktree, busyWith } = facts.checkout ?? {};
+  if (worktree) {
+    lines.push(
+      `in a new git worktree of ${line(worktree.repo)} from ${line(worktree.base)}: ${WORKTREES_DIR}/LABEL on branch ${line(worktree.branch ?? "venom/LABEL")} (LABEL: the job's, e.g. ${adapter.name}-1)`,
+    );
+  }
+  if (busyWith) lines.push(`another job is running in this checkout (${line(busyWith)}): both may write the same files`);
   if (found.length > 0) {
     lines.push(`agent configuration here can bring back credentials, endpoints, hooks or tools: ${found.map(line).join(", ")}`);
   }

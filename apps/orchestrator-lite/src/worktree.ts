@@ -74,27 +74,40 @@ export function worktreeDiff(worktree: Worktree): Promise<string> {
   return git(worktree.path, ["diff", "--no-ext-diff", "--no-textconv", worktree.base]);
 }
 
+/** The worktree's uncommitted work (new files too) committed on its branch, so a merge takes it; the commit before, when it did. */
+async function commitLeftovers(worktree: Worktree, label: string): Promise<string | null> {
+  if ((await git(worktree.path, ["status", "--porcelain"])).trim() === "") return null;
+  const before = (await git(worktree.path, ["rev-parse", "HEAD"])).trim();
+  await git(worktree.path, ["add", "--all"]);
+  await git(worktree.path, ["commit", "--quiet", "--no-verify", "-m", `venom-orch: the uncommitted work of ${label}`]);
+  return before;
+}
+
 /**
- * Merge the job's branch into the branch checked out in the main worktree: fast-forward when it can, else a merge
- * commit. A dirty main worktree stops first; a conflict is aborted, leaving everything as it was. Says what it did.
+ * Merge the job's branch, with its uncommitted work committed on it first, into the branch checked out in the main
+ * worktree: fast-forward when it can, else a merge commit. A dirty main worktree stops first; a conflict is aborted
+ * and the commit of the uncommitted work undone, leaving everything as it was. Says what it did.
  */
-export async function mergeWorktree(worktree: Worktree): Promise<string> {
+export async function mergeWorktree(worktree: Worktree, label: string): Promise<string> {
   const dirty = (await git(worktree.repo, ["status", "--porcelain", "--untracked-files=no"])).trim();
   if (dirty) throw new Error(`the main worktree ${worktree.repo} has uncommitted changes; commit or stash them first; nothing was merged`);
   const into = (await git(worktree.repo, ["symbolic-ref", "--quiet", "--short", "HEAD"]).catch(() => "")).trim();
   if (!into) throw new Error(`the main worktree ${worktree.repo} has no branch checked out (detached HEAD); nothing was merged`);
   const before = (await git(worktree.repo, ["rev-parse", "HEAD"])).trim();
+  const uncommitted = await commitLeftovers(worktree, label);
   try {
     await git(worktree.repo, ["merge", "--no-edit", "--no-stat", "--quiet", worktree.branch]);
   } catch (error) {
     await git(worktree.repo, ["merge", "--abort"]).catch(() => undefined);
+    if (uncommitted) await git(worktree.path, ["reset", "--quiet", "--soft", uncommitted]).catch(() => undefined);
     throw new Error(`${worktree.branch} does not merge cleanly into ${into}; everything is as it was: ${(error as Error).message}`);
   }
   const after = (await git(worktree.repo, ["rev-parse", "HEAD"])).trim();
   const fastForward = (await git(worktree.repo, ["rev-parse", "HEAD^@"])).trim().split("\n").length === 1 && after !== before;
+  const committed = uncommitted ? `committed ${label}'s uncommitted work on ${worktree.branch}; ` : "";
   return after === before
     ? `${worktree.branch} had nothing to merge into ${into}`
-    : `${fastForward ? "fast-forwarded" : "merged"} ${worktree.branch} into ${into} (${after.slice(0, 12)})`;
+    : `${committed}${fastForward ? "fast-forwarded" : "merged"} ${worktree.branch} into ${into} (${after.slice(0, 12)})`;
 }
 
 /** Remove the worktree and its branch (its commits with it, merged or not); uncommitted changes refuse unless `force`. */

@@ -54,7 +54,9 @@ async function everyStep(repo: string, workspace: string, marker: string): Promi
   expect(changes.commits).toEqual([expect.stringMatching(/^[0-9a-f]+ the job's change$/)]);
   expect(changes.stat).toMatch(/a\.txt \| 2 \+\+/);
   expect(await worktreeDiff(worktree)).toMatch(/\+two\n\+uncommitted/);
-  expect(await mergeWorktree(worktree)).toMatch(/^fast-forwarded venom\/[\w-]+ into main/);
+  expect(await mergeWorktree(worktree, "demo-1")).toMatch(
+    /^committed demo-1's uncommitted work on venom\/demo-1; fast-forwarded venom\/demo-1 into main/,
+  );
   await removeWorktree(worktree, true);
   expect(existsSync(worktree.path)).toBe(false);
 }
@@ -146,12 +148,16 @@ describe("git run by venom-orch never runs the repository's code", () => {
       writeFileSync(join(worktree.path, "a.txt"), text);
       plainGit(worktree.path, "commit", "-qam", text.trim());
     }
-    expect(await mergeWorktree(one.worktree)).toMatch(/^fast-forwarded venom\/demo-1 into main/);
-    await expect(mergeWorktree(two.worktree)).rejects.toThrow(/venom\/demo-2 does not merge cleanly into main; everything is as it was/);
+    expect(await mergeWorktree(one.worktree, "demo-1")).toMatch(/^fast-forwarded venom\/demo-1 into main/);
+    await expect(mergeWorktree(two.worktree, "demo-2")).rejects.toThrow(
+      /venom\/demo-2 does not merge cleanly into main; everything is as it was/,
+    );
     expect(readFileSync(join(repo, "a.txt"), "utf8")).toBe("from one\n");
     expect(plainGit(repo, "status", "--porcelain")).toBe("");
     writeFileSync(join(repo, "a.txt"), "dirty\n");
-    await expect(mergeWorktree(two.worktree)).rejects.toThrow(/has uncommitted changes; commit or stash them first; nothing was merged/);
+    await expect(mergeWorktree(two.worktree, "demo-2")).rejects.toThrow(
+      /has uncommitted changes; commit or stash them first; nothing was merged/,
+    );
     writeFileSync(join(two.worktree.path, "b.txt"), "new\n");
     await expect(removeWorktree(two.worktree, false)).rejects.toThrow(/has uncommitted changes; --force removes them too/);
     await removeWorktree(two.worktree, true);

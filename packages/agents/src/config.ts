@@ -46,6 +46,8 @@ const AgentSchema = z.strictObject({
     })
     .default({}),
   permissions: z.enum(["default", "full"]).default("default"),
+  /** Run this agent's jobs in a git worktree of their own by default, as `venom-orch run --worktree`. */
+  worktree: z.boolean().default(false),
   /** Shorthand for transport = "acp": this agent's executable and args speak the Agent Client Protocol on stdio. */
   acp: z.boolean().default(false),
   /** "cli": prompt as an argument in a terminal pane; "acp": the Agent Client Protocol in a pipe pane; "auto": ACP when the adapter's ACP entry point resolves. */

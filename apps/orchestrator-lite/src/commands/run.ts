@@ -15,20 +15,25 @@ export function runCommand(app: CliApp): Command {
     name: "run",
     summary: "run an agent on a prompt in a venom-mux pane: run AGENT PROMPT (progress on stderr, result on stdout)",
     usage:
-      "run AGENT PROMPT [--cwd DIR] [--background] [--timeout SECONDS] [--yes] [--workspace DIR]\n\n" +
+      "run AGENT PROMPT [--cwd DIR] [--background] [--worktree [--branch NAME]] [--timeout SECONDS] [--yes] [--workspace DIR]\n\n" +
       "The agent starts in --cwd DIR (a relative DIR is taken from here), else here when this directory is inside the\n" +
-      "workspace, else in the workspace root; DIR must resolve (symlinks followed) inside the workspace.",
+      "workspace, else in the workspace root; DIR must resolve (symlinks followed) inside the workspace.\n" +
+      "--worktree runs it in a git worktree of its own (.venom/worktrees/LABEL, branch venom/LABEL or NAME) made from\n" +
+      "HEAD; venom-orch diff, merge and clean JOB take it from there.",
     management: false,
     complete: async (home, at) => ("argument" in at && at.argument === 0 ? agentNames(app, home) : []),
     options: {
       cwd: { type: "string" },
       background: { type: "boolean" },
+      worktree: { type: "boolean" },
+      branch: { type: "string" },
       timeout: { type: "string" },
       yes: { type: "boolean" },
       workspace: { type: "string" },
     },
     async execute({ home, json, io, values, positionals }) {
       const [agent, prompt, ...extra] = positionals;
+      if (values.branch !== undefined && !values.worktree) throw new UsageError("--branch names the branch of a --worktree");
       if (!agent || prompt === undefined) throw new UsageError("expected an agent and a prompt");
       if (extra.length > 0) throw new UsageError("the prompt must be one argument: quote it");
       if (prompt === "") throw new UsageError("the prompt is empty");
@@ -56,6 +61,8 @@ export function runCommand(app: CliApp): Command {
             // this directory is inside the workspace.
             ...startIn(values.cwd as string | undefined, client.hello.workspace),
             ...(values.background ? { background: true } : {}),
+            ...(values.worktree ? { worktree: true } : {}),
+            ...(typeof values.branch === "string" ? { branch: values.branch } : {}),
           };
           const result = await client.callTool("agent", args, timeout ? { timeoutSeconds: timeout } : {});
           if (json) io.out(JSON.stringify(result));

@@ -5,7 +5,9 @@ import { knownConfinement, refusedAsProtocolError, resolveCwd, sandboxNotices } 
 import * as z from "zod";
 import { type Adapter, adapters, launchArgv, type Resolution, resolveAdapter } from "../adapters.js";
 import type { OrchContext } from "../context.js";
-import { agentConfigFound, launchSummary } from "../summary.js";
+import { gitSync } from "../git.js";
+import type { JobRecord } from "../jobs.js";
+import { agentConfigFound, type CheckoutFacts, launchSummary } from "../summary.js";
 
 const AgentInput = z.strictObject({
   /** An agent the session offers (`venom-orch agents list`). */
@@ -19,6 +21,13 @@ const AgentInput = z.strictObject({
   cwd: z.string().min(1).max(4096).optional(),
   /** Detach the run from this call: the result says which job to watch. */
   background: z.boolean().default(false),
+  /** Run it in a git worktree of its own, on a new branch (default: the agent's `worktree` setting). */
+  worktree: z.boolean().optional(),
+  /** The worktree's branch (default venom/LABEL). */
+  branch: z
+    .string()
+    .regex(/^[A-Za-z0-9][A-Za-z0-9._/-]{0,99}$/, "a branch name: letters, digits and . _ / -")
+    .optional(),
 });
 type AgentInput = z.infer<typeof AgentInput>;
 
@@ -42,6 +51,33 @@ function offeredAdapter(input: AgentInput, context: OrchContext): { adapter: Ada
     });
   }
   return { adapter, resolution };
+}
+
+/** What a worktree job did, for its result: branch, commits and files changed (the diff itself: venom-orch diff). */
+function worktreeLines(worktree: NonNullable<JobRecord["worktree"]>, name: string): string {
+  const lines = [`worktree ${worktree.path} on branch ${worktree.branch}, from ${worktree.base.slice(0, 12)}`];
+  lines.push(worktree.commits.length > 0 ? `commits: ${worktree.commits.join("; ")}` : "no commits");
+  if (worktree.stat) lines.push(worktree.stat);
+  if (worktree.untracked.length > 0) lines.push(`new files: ${worktree.untracked.join(", ")}`);
+  lines.push(`venom-orch diff ${name} shows it; venom-orch merge ${name} merges it; venom-orch clean ${name} removes it`, "");
+  return lines.join("\n");
+}
+
+const wantsWorktree = (input: AgentInput, adapter: Adapter) => input.worktree ?? adapter.worktree === true;
+
+/**
+ * The checkout the job runs in, for its approval summary: the repository and base commit its worktree is made from,
+ * or (without one) another job already running in the same checkout.
+ */
+function checkoutFacts(input: AgentInput, adapter: Adapter, cwd: string, context: OrchContext): CheckoutFacts {
+  const repo = gitSync(cwd, ["rev-parse", "--show-toplevel"])?.trim();
+  if (wantsWorktree(input, adapter)) {
+    if (!repo) throw new ToolFailure(`a worktree needs a git repository, and ${cwd} is in none`);
+    const base = gitSync(repo, ["rev-parse", "--short=12", "HEAD"])?.trim() ?? "(no commit)";
+    return { worktree: { repo, base, branch: input.branch ?? null } };
+  }
+  const busy = repo ? context.orchestrator.runningIn(repo) : undefined;
+  return busy ? { busyWith: busy.name } : {};
 }
 
 function launchCwd(input: AgentInput, context: OrchContext): string {
@@ -94,6 +130,7 @@ export const agentTool = defineTool<AgentInput, OrchContext>({
       prompt: input.prompt,
       background: input.background,
       found: agentConfigFound(cwd, context.state.workspace),
+      checkout: checkoutFacts(input, adapter, cwd, context),
     });
   },
   run: async (input, call) => {
@@ -111,6 +148,7 @@ export const agentTool = defineTool<AgentInput, OrchContext>({
         argv: launchArgv(adapter, resolution, input.prompt),
         prompt: input.prompt,
         cwd: launchCwd(input, context),
+        ...(wantsWorktree(input, adapter) ? { worktree: { branch: input.branch } } : {}),
         background: input.background,
         timeoutSeconds: call.timeoutSeconds,
         env,
@@ -130,8 +168,17 @@ export const agentTool = defineTool<AgentInput, OrchContext>({
       };
     }
     const { job: ended, tail } = await job.done;
-    const data = { job: id, name, result: ended.state === "done" ? "ok" : ended.state, exitCode: ended.exitCode, signal: ended.signal };
-    const content = `${name}: ${ended.state}${ended.exitCode !== null ? ` (exit ${ended.exitCode})` : ""}${ended.note ? `: ${ended.note}` : ""}\n${tail}`;
+    const { worktree } = ended;
+    const data = {
+      job: id,
+      name,
+      result: ended.state === "done" ? "ok" : ended.state,
+      exitCode: ended.exitCode,
+      signal: ended.signal,
+      ...(worktree ? { worktree } : {}),
+    };
+    const head = `${name}: ${ended.state}${ended.exitCode !== null ? ` (exit ${ended.exitCode})` : ""}${ended.note ? `: ${ended.note}` : ""}`;
+    const content = `${head}\n${worktree ? worktreeLines(worktree, name) : ""}${tail}`;
     if (ended.state === "done") return { content, data };
     if (ended.state === "cancelled") {
       return {

@@ -1,0 +1,83 @@
+import { isatty } from "node:tty";
+import { type CliApp, type Command, Exit, UsageError } from "@venom/runtime/cli";
+import type { JobRecord } from "../jobs.js";
+import { withOrch } from "./client.js";
+import { jobNames } from "./names.js";
+
+// `venom-orch diff | merge | clean JOB` (docs/venom-orch.md, "Parallel agents and worktrees"): a worktree job's
+// changes shown, merged into the main worktree's branch, or removed with its branch.
+
+const complete =
+  (app: CliApp) => async (home: Parameters<NonNullable<Command["complete"]>>[0], at: { flag: string } | { argument: number }) =>
+    "argument" in at && at.argument === 0 ? jobNames(app, home) : [];
+
+function oneJob(positionals: readonly string[]): string {
+  const [job, ...extra] = positionals;
+  if (!job || extra.length > 0) throw new UsageError("expected one job id or label");
+  return job;
+}
+
+/** `diff JOB`: the whole diff against the job's base, committed and not, through a pager on a terminal. */
+export function diffCommand(app: CliApp): Command {
+  return {
+    name: "diff",
+    summary: "a worktree job's changes against its base, committed and not (paged on a terminal)",
+    usage: "diff JOB",
+    management: false,
+    complete: complete(app),
+    async execute({ home, io, positionals }) {
+      const target = oneJob(positionals);
+      const jobs = await withOrch(app, home, async (client) => (await client.callTool("agent_jobs", {})).data?.jobs as JobRecord[]);
+      const job = (jobs ?? []).find((j) => j.id === target || j.name === target);
+      if (!job) throw new Error(`no job "${target}" that you may see`);
+      if (!job.worktree || job.worktree.removed) throw new Error(`${job.name} has no worktree to diff`);
+      // Loaded here: git is not worth every command's start time.
+      const { worktreeDiff } = await import("../worktree.js");
+      const diff = await worktreeDiff(job.worktree);
+      if (!isatty(1)) {
+        process.stdout.write(diff);
+        return Exit.ok;
+      }
+      const { spawn } = await import("node:child_process");
+      // Our pager, never one a configuration names: less shows the diff's colours and quits when it fits.
+      const pager = spawn("less", ["-FRX"], { stdio: ["pipe", "inherit", "inherit"] });
+      pager.on("error", () => io.out(diff));
+      pager.stdin.on("error", () => undefined);
+      pager.stdin.end(diff);
+      return new Promise<number>((resolve) => pager.once("close", () => resolve(Exit.ok)));
+    },
+  };
+}
+
+/** `merge JOB` / `clean JOB [--force]`: through the agent_merge and agent_clean tools, asked like any write (--yes approves). */
+export function worktreeToolCommand(app: CliApp, verb: "merge" | "clean"): Command {
+  return {
+    name: verb,
+    summary:
+      verb === "merge"
+        ? "merge a worktree job's branch into the main worktree's branch (asks y/N; --yes approves)"
+        : "remove a worktree job's worktree and branch (asks y/N; --yes approves; --force with uncommitted changes)",
+    usage: verb === "merge" ? "merge JOB [--yes]" : "clean JOB [--force] [--yes]",
+    management: false,
+    complete: complete(app),
+    options: { yes: { type: "boolean" }, ...(verb === "clean" ? { force: { type: "boolean" as const } } : {}) },
+    async execute({ home, json, io, values, positionals }) {
+      const job = oneJob(positionals);
+      return withOrch(
+        app,
+        home,
+        async (client) => {
+          const result = await client.callTool(
+            verb === "merge" ? "agent_merge" : "agent_clean",
+            verb === "merge" ? { job } : { job, force: values.force === true },
+          );
+          if (json) io.out(JSON.stringify(result));
+          else if (result.status === "ok") io.out(result.content);
+          else io.err(`${app.program}: ${result.status}: ${result.error?.message ?? ""}`);
+          return result.status === "ok" ? Exit.ok : Exit.failed;
+        },
+        values.yes ? { autoApprove: true } : {},
+      );
+    },
+  };
+}
