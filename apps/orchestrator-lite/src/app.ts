@@ -60,8 +60,12 @@ export function createOrchDaemon(options: DaemonOptions): Daemon<OrchContext> {
     notices: () => {
       const lost = orchestrator?.interrupted ?? [];
       if (lost.length === 0) return [];
+      const worktrees = lost.filter((j) => j.worktree && !j.worktree.removed).map((j) => j.name);
       return [
         `${lost.length} job(s) were running when venom-orch last ended; venom-mux stopped their panes: ${lost.map((j) => j.name).join(", ")} (venom-orch jobs lists them)`,
+        ...(worktrees.length > 0
+          ? [`their worktrees remain: ${worktrees.join(", ")} (venom-orch diff, merge or clean JOB; .venom/worktrees/LABEL)`]
+          : []),
       ];
     },
     beforeStop: async () => orchestrator?.stopAll(),

@@ -1,6 +1,7 @@
 import { spawn } from "node:child_process";
-import { terminalLine, terminalSafe } from "@venom/proto";
+import { type InboxDetailsResultSchema, terminalLine, terminalSafe } from "@venom/proto";
 import { type CliApp, connectCli, Exit, type VenomClient, type VenomHome } from "@venom/runtime/cli";
+import type { z } from "zod";
 import { muxMain } from "./adapters.js";
 import type { InboxEvent, InboxQuestion } from "./inbox.js";
 
@@ -24,12 +25,7 @@ const ENTER_SCREEN = `${CSI}?1049h${CSI}?25l${CSI}?7l`;
 const LEAVE_SCREEN = `${CSI}?7h${CSI}?25h${CSI}?1049l`;
 const AGE_REFRESH_MS = 1000;
 
-type Details = {
-  question: InboxQuestion;
-  prompt: string;
-  paneTail: string;
-  acp?: { kind: string | null; title: string | null; locations: string[] };
-};
+type Details = z.infer<typeof InboxDetailsResultSchema>;
 
 export class InboxScreen {
   #client: VenomClient | undefined;
@@ -234,6 +230,12 @@ function detailLines(details: Details, cols: number): string[] {
       ? block(
           "Tool call",
           `kind: ${details.acp.kind ?? "(none)"}\ntitle: ${details.acp.title ?? "(none)"}\nlocations: ${details.acp.locations.join(", ") || "(none)"}`,
+        )
+      : []),
+    ...(details.worktree
+      ? block(
+          "Worktree",
+          `${details.worktree.path} on ${details.worktree.branch}, from ${details.worktree.base.slice(0, 12)}\n${details.worktree.commits.join("\n")}\n${details.worktree.stat}${details.worktree.untracked.length > 0 ? `\nnew: ${details.worktree.untracked.join(", ")}` : ""}`,
         )
       : []),
     ...block("Prompt", details.prompt),

@@ -8,6 +8,7 @@ import {
   cutMiddle,
   fitEncoded,
   type Grant,
+  type InboxDetailsResultSchema,
   type PaneInfo,
   parseMarkers,
   policyDecision,
@@ -34,6 +35,7 @@ import {
   VenomClient,
   type VenomHome,
 } from "@venom/runtime";
+import type { z } from "zod";
 import { untilAborted } from "./abort.js";
 import { PaneStdio } from "./acp/pane-stdio.js";
 import { type Adapter, muxMain } from "./adapters.js";
@@ -518,17 +520,26 @@ export class Orchestrator {
     return settled.decision;
   }
 
-  /** The inbox's details of a waiting question: the job's prompt and the last lines of its pane. */
-  async details(id: string): Promise<{ question: InboxQuestion; prompt: string; paneTail: string; acp?: QuestionExtras["acp"] }> {
+  /** The inbox's details of a waiting question: the job's prompt, the last lines of its pane, what it changed so far. */
+  async details(id: string): Promise<z.infer<typeof InboxDetailsResultSchema>> {
     const { question, extras } = this.person.inbox.extras(id);
-    const pane = this.#jobs.get(question.job)?.pane;
+    const live = this.#jobs.get(question.job);
+    const pane = live?.pane;
+    const worktree = live?.record.worktree;
+    const changes = worktree ? await changesOf(worktree).catch(() => null) : null;
     const paneTail = pane
       ? await pane.client
           .request("pane/capture", { target: pane.id, start: -DETAIL_LINES })
           .then((c) => c.text.replace(/\s+$/, "\n"))
           .catch(() => "")
       : "";
-    return { question, prompt: extras.prompt, paneTail, ...(extras.acp ? { acp: extras.acp } : {}) };
+    return {
+      question,
+      prompt: extras.prompt,
+      paneTail,
+      ...(extras.acp ? { acp: extras.acp } : {}),
+      ...(worktree && changes ? { worktree: { path: worktree.path, branch: worktree.branch, base: worktree.base, ...changes } } : {}),
+    };
   }
 
   /** The person hears that a job waits for them or ended: the notify command (bells and counts come from the inbox's events). */

@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ApprovalRequest } from "@venom/proto";
-import { cleanupAll, cli } from "@venom/testkit";
+import { cleanupAll, cli, startOrch } from "@venom/testkit";
 import { afterAll, describe, expect, it } from "vitest";
 import { type Stack, startStack } from "./stack.js";
 
@@ -109,6 +109,39 @@ describe("parallel agents in worktrees", () => {
     expect(summaries[1]).toContain("another job is running in this checkout (demo-1): both may write the same files");
     expect(summaries[0]).not.toContain("another job");
     expect(orchCli(stack, ["cancel", "demo-1", "--yes"]).code).toBe(0);
+    client.close();
+  });
+
+  it("a restarted venom-orch lists the worktrees of the jobs it lost, and clean removes them", async () => {
+    const stack = await startStack();
+    repository(stack);
+    const { client } = await stack.person();
+    await client.callTool("agent", { agent: "demo", prompt: "hold in-a-worktree", background: true, worktree: true });
+    await expect.poll(() => jobs(stack)["demo-1"]?.state, { timeout: 20_000 }).toBe("running");
+    client.close();
+    stack.orch.proc.kill("SIGKILL");
+    const again = await startOrch({ home: stack.home, workspace: stack.workspace, env: stack.orch.env });
+    const status = cli({ env: again.env, bin: again.bin }, ["status"]);
+    expect(status.stdout).toMatch(/their worktrees remain: demo-1 \(venom-orch diff, merge or clean JOB; \.venom\/worktrees\/LABEL\)/);
+    expect(cli({ env: again.env, bin: again.bin }, ["clean", "demo-1", "--yes"]).code).toBe(0);
+    expect(existsSync(join(stack.workspace, ".venom", "worktrees", "demo-1"))).toBe(false);
+    expect(git(stack.workspace, "worktree", "list")).not.toContain("demo-1");
+  });
+
+  it("the inbox's details of a worktree job's question show its branch and what it changed so far", async () => {
+    const stack = await startStack();
+    repository(stack);
+    const { client } = await stack.person((request) => (request.tool === "agent" ? "approve" : "deny"));
+    await client.callTool("agent", { agent: "demo", prompt: "write note.txt hi", background: true, worktree: true, branch: "fix/notes" });
+    await expect.poll(async () => (await client.request("inbox/list", {})).questions.length, { timeout: 20_000 }).toBe(1);
+    const [question] = (await client.request("inbox/list", {})).questions;
+    const details = await client.request("inbox/details", { id: question?.id as string });
+    expect(details.worktree).toMatchObject({
+      branch: "fix/notes",
+      path: join(stack.workspace, ".venom", "worktrees", "demo-1"),
+      commits: [],
+    });
+    await client.request("inbox/answer", { id: question?.id as string, decision: "deny" });
     client.close();
   });
 });

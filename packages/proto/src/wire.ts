@@ -499,6 +499,17 @@ export const InboxDetailsResultSchema = z.strictObject({
   paneTail: z.string(),
   /** For an ACP agent's permission request: the tool call as the agent described it (untrusted). */
   acp: z.strictObject({ kind: z.string().nullable(), title: z.string().nullable(), locations: z.array(z.string()) }).optional(),
+  /** For a job in a worktree of its own: its branch, and what it changed against its base so far (escaped). */
+  worktree: z
+    .strictObject({
+      path: z.string(),
+      branch: z.string(),
+      base: z.string(),
+      commits: z.array(z.string()),
+      stat: z.string(),
+      untracked: z.array(z.string()),
+    })
+    .optional(),
 });
 /** The inbox's methods: owner only, so no agent answers its own or a sibling's question. */
 export const InboxMethods = {
