@@ -23,6 +23,8 @@ describe("venom-orch inbox on a terminal", () => {
     const screen = (session: string) => tmux("capture-pane", "-p", "-J", "-t", session).stdout;
     const poll = (session: string, pattern: RegExp) => expect.poll(() => screen(session), { timeout: 30_000 }).toMatch(pattern);
     const { client } = await stack.person((request) => (request.tool === "agent" ? "approve" : "deny"));
+    let later = "";
+    let denied = "";
     try {
       // A person watching a pane in venom-mux: its status line counts what waits for them, and the bell rings.
       expect(cli({ env: stack.mux.env, bin: MUX_BIN }, ["new", "-d", "-n", "watch", "--", "sleep", "300"]).code).toBe(0);
@@ -79,32 +81,36 @@ describe("venom-orch inbox on a terminal", () => {
       expect(readFileSync(join(stack.workspace, "c.txt"), "utf8")).toBe("C");
       await poll(sessions.two, /venom-orch inbox: 2 waiting/);
 
-      // d leaves demo-2's question for later: demo-1's comes first, and n denies it.
-      await poll(sessions.one, /^> demo-2 /m);
+      // The two background jobs asked in whichever order their agents got there: the newest is selected. d leaves it
+      // for later, so the other comes first, and n denies that one.
+      await poll(sessions.one, /^> demo-[12] /m);
+      later = /^> (demo-[12]) /m.exec(screen(sessions.one))?.[1] as string;
+      denied = later === "demo-1" ? "demo-2" : "demo-1";
+      const file = (name: string) => (name === "demo-1" ? { path: "a.txt", text: "A" } : { path: "b.txt", text: "B" });
       tmux("send-keys", "-t", sessions.one, "d");
-      await poll(sessions.one, /^> demo-1 /m);
-      expect(screen(sessions.one)).toMatch(/demo-2 .*\(later\)/);
+      await poll(sessions.one, new RegExp(`^> ${denied} `, "m"));
+      expect(screen(sessions.one)).toMatch(new RegExp(`${later} .*\\(later\\)`));
       tmux("send-keys", "-t", sessions.one, "n");
       await poll(sessions.one, /venom-orch inbox: 1 waiting/);
       await poll(sessions.two, /venom-orch inbox: 1 waiting/);
-      expect(existsSync(join(stack.workspace, "a.txt"))).toBe(false);
+      expect(existsSync(join(stack.workspace, file(denied).path))).toBe(false);
 
       // Enter: the details (the job's prompt among them); any key goes back.
       tmux("send-keys", "-t", sessions.one, "Enter");
-      await poll(sessions.one, /Prompt\s+write b\.txt B/);
+      await poll(sessions.one, new RegExp(`Prompt\\s+write ${file(later).path.replace(".", "\\.")} ${file(later).text}`));
       tmux("send-keys", "-t", sessions.one, "x");
       await poll(sessions.one, /venom-orch inbox: 1 waiting/);
 
       // a: the job's pane, through venom-mux's attach; C-b d comes back to the inbox.
       tmux("send-keys", "-t", sessions.one, "a");
-      await poll(sessions.one, /\[1 to approve\] .*\d+:demo-2\*/);
+      await poll(sessions.one, new RegExp(`\\[1 to approve\\] .*\\d+:${later}\\*`));
       tmux("send-keys", "-t", sessions.one, "C-b", "d");
       await poll(sessions.one, /venom-orch inbox: 1 waiting/);
 
       // The other inbox answers the last one; this one sees it go.
       tmux("send-keys", "-t", sessions.two, "y");
       await poll(sessions.one, /nothing waits for you/);
-      await expect.poll(() => existsSync(join(stack.workspace, "b.txt")), { timeout: 30_000 }).toBe(true);
+      await expect.poll(() => existsSync(join(stack.workspace, file(later).path)), { timeout: 30_000 }).toBe(true);
       tmux("send-keys", "-t", sessions.one, "q");
       await poll(sessions.one, /INBOX-EXIT=0/);
       await poll(sessions.mux, /\[\S+\] 0:watch\*/);
@@ -117,8 +123,8 @@ describe("venom-orch inbox on a terminal", () => {
     ).entries as { name: string; decision: string; by: string }[];
     expect(history.map((e) => [e.name, e.decision, e.by])).toEqual([
       ["demo-3", "approve", "inbox"],
-      ["demo-1", "deny", "inbox"],
-      ["demo-2", "approve", "inbox"],
+      [denied, "deny", "inbox"],
+      [later, "approve", "inbox"],
     ]);
   });
 });
