@@ -54,18 +54,8 @@ function environment(): NodeJS.ProcessEnv {
  * runs no filter, textconv or merge driver that a `.gitattributes` names.
  */
 function driversOff(cwd: string): string[] {
-  let names = "";
-  try {
-    names = execFileSync("git", [...OFF.flatMap((c) => ["-c", c]), "config", "--name-only", "--get-regexp", "^(filter|diff|merge)\\."], {
-      cwd,
-      env: environment(),
-      encoding: "utf8",
-      stdio: ["ignore", "pipe", "ignore"],
-      maxBuffer: MAX_OUTPUT,
-    });
-  } catch {
-    // None defined (exit 1), or not a repository: nothing to turn off.
-  }
+  // Nothing when none is defined (exit 1), or outside a repository: nothing to turn off.
+  const names = runSync(cwd, [...OFF.flatMap((c) => ["-c", c]), "config", "--name-only", "--get-regexp", "^(filter|diff|merge)\\."]) ?? "";
   const off = new Set<string>();
   for (const key of names.split("\n")) {
     const kind = key.slice(0, key.indexOf("."));
@@ -90,10 +80,14 @@ export function git(cwd: string, args: readonly string[]): Promise<string> {
   });
 }
 
-/** The same, synchronous: for a quick question (rev-parse) asked while an approval summary is written. */
+/** The same, synchronous: for a quick question (rev-parse) asked while an approval summary is written. Null when it fails. */
 export function gitSync(cwd: string, args: readonly string[]): string | null {
+  return runSync(cwd, argv(cwd, args));
+}
+
+function runSync(cwd: string, fullArgv: string[]): string | null {
   try {
-    return execFileSync("git", argv(cwd, args), {
+    return execFileSync("git", fullArgv, {
       cwd,
       env: environment(),
       encoding: "utf8",

@@ -20,6 +20,9 @@ describe("venom-orch inbox on a terminal", () => {
       one: `inbox-1-${process.pid}`,
       two: `inbox-2-${process.pid}`,
     };
+    /** A terminal of 160x40 in tmux running `shell` in this stack's home, as a person's would. */
+    const terminal = (session: string, shell: string) =>
+      tmux("new-session", "-d", "-s", session, "-x", "160", "-y", "40", ...env, "sh", "-c", shell);
     const screen = (session: string) => tmux("capture-pane", "-p", "-J", "-t", session).stdout;
     const poll = (session: string, pattern: RegExp) => expect.poll(() => screen(session), { timeout: 30_000 }).toMatch(pattern);
     const { client } = await stack.person((request) => (request.tool === "agent" ? "approve" : "deny"));
@@ -39,39 +42,13 @@ describe("venom-orch inbox on a terminal", () => {
       expect(bell()).toBe("1");
 
       // A foreground run on its own terminal: its write is asked there and waits in the inbox too.
-      tmux(
-        "new-session",
-        "-d",
-        "-s",
-        sessions.fg,
-        "-x",
-        "160",
-        "-y",
-        "40",
-        ...env,
-        "sh",
-        "-c",
-        `cd ${stack.workspace} && ${orch} run demo 'write c.txt C'; echo RUN-EXIT=$?; sleep 60`,
-      );
+      terminal(sessions.fg, `cd ${stack.workspace} && ${orch} run demo 'write c.txt C'; echo RUN-EXIT=$?; sleep 60`);
       await poll(sessions.fg, /Allow this call \(agent\)\?/);
       tmux("send-keys", "-t", sessions.fg, "y", "Enter");
       await poll(sessions.fg, /Allow this call \(write\)\?/);
 
       for (const session of [sessions.one, sessions.two]) {
-        tmux(
-          "new-session",
-          "-d",
-          "-s",
-          session,
-          "-x",
-          "160",
-          "-y",
-          "40",
-          ...env,
-          "sh",
-          "-c",
-          `${orch} inbox; echo INBOX-EXIT=$?; sleep 60`,
-        );
+        terminal(session, `${orch} inbox; echo INBOX-EXIT=$?; sleep 60`);
         await poll(session, /venom-orch inbox: 3 waiting/);
       }
       // Newest first: the foreground job's write is selected. Approved here, its terminal is told and goes on.

@@ -3,31 +3,21 @@ import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { cleanupAll, cli, tempDir } from "@venom/testkit";
 import { afterAll, describe, expect, it } from "vitest";
+import type { InboxQuestion } from "../src/inbox.js";
 import { ACP_AGENT, type Stack, startStack } from "./stack.js";
 
 afterAll(cleanupAll);
 
-interface Question {
-  id: string;
-  job: string;
-  name: string;
-  label: string;
-  tool: string;
-  risk: string;
-  summary: string;
-  askedAt: string;
-}
-
 const orchCli = (stack: Stack, args: string[], env: NodeJS.ProcessEnv = {}) => cli({ env: stack.orch.env, bin: stack.orch.bin }, args, env);
 
 /** The questions waiting, as `venom-orch inbox --json` prints them (no terminal here). */
-function inbox(stack: Stack): Question[] {
+function inbox(stack: Stack): InboxQuestion[] {
   const listed = orchCli(stack, ["inbox", "--json"]);
   expect(listed.code, listed.stderr).toBe(0);
-  return (JSON.parse(listed.stdout) as { questions: Question[] }).questions;
+  return (JSON.parse(listed.stdout) as { questions: InboxQuestion[] }).questions;
 }
 
-async function waitingFor(stack: Stack, count: number): Promise<Question[]> {
+async function waitingFor(stack: Stack, count: number): Promise<InboxQuestion[]> {
   await expect.poll(() => inbox(stack).length, { timeout: 20_000 }).toBe(count);
   return inbox(stack);
 }
