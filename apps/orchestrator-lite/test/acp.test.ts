@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ApprovalRequest } from "@venom/proto";
-import { cleanupAll, cli, ORCH_BIN } from "@venom/testkit";
+import { cleanupAll, cli, ORCH_BIN, type TestDaemon } from "@venom/testkit";
 import { alive, rssKiB } from "@venom/testkit/proc";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ACP_AGENT, type Stack, startStack } from "./stack.js";
@@ -274,9 +274,12 @@ describe("venom-orch: ACP agents (a client that grants nothing)", () => {
     const flood = await client.callTool("agent", { agent: "fake", prompt: "flood 256" }, { timeoutSeconds: 300 });
     expect(flood.status, flood.content.slice(-400)).toBe("ok");
     expect(flood.content).toContain("flood: done");
-    // 256 MiB went through; each daemon kept at most a bounded window of it.
-    expect(rssKiB(stack.mux.proc.pid as number) - before.mux).toBeLessThan(96 * 1024);
-    expect(rssKiB(stack.orch.proc.pid as number) - before.orch).toBeLessThan(96 * 1024);
+    // 256 MiB went through; each daemon kept at most a bounded window of it. Measured as it settles: one run on a
+    // loaded machine read 190 MiB more right after the flood, and Node 24 hands back what it collected within
+    // seconds of idling; what a daemon keeps never goes.
+    const growth = (daemon: TestDaemon, from: number) => rssKiB(daemon.proc.pid as number) - from;
+    await expect.poll(() => growth(stack.mux, before.mux), { timeout: 30_000, interval: 1000 }).toBeLessThan(96 * 1024);
+    await expect.poll(() => growth(stack.orch, before.orch), { timeout: 30_000, interval: 1000 }).toBeLessThan(96 * 1024);
     const after = await client.callTool("agent", { agent: "fake", prompt: "title still served" });
     expect(after.status).toBe("ok");
     client.close();

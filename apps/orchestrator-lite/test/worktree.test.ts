@@ -119,7 +119,10 @@ describe("parallel agents in worktrees", () => {
     await client.callTool("agent", { agent: "demo", prompt: "hold in-a-worktree", background: true, worktree: true });
     await expect.poll(() => jobs(stack)["demo-1"]?.state, { timeout: 20_000 }).toBe("running");
     client.close();
+    // The next venom-orch starts once this one is gone, as `venom-orch start` after a crash would.
+    const gone = new Promise((resolve) => stack.orch.proc.once("exit", resolve));
     stack.orch.proc.kill("SIGKILL");
+    await gone;
     const again = await startOrch({ home: stack.home, workspace: stack.workspace, env: stack.orch.env });
     const status = cli({ env: again.env, bin: again.bin }, ["status"]);
     expect(status.stdout).toMatch(/their worktrees remain: demo-1 \(venom-orch diff, merge or clean JOB; \.venom\/worktrees\/LABEL\)/);
