@@ -108,6 +108,44 @@ describe('panes under [sandbox] mode = "landlock" (docs/security-model.md, Confi
     }
   });
 
+  it("writableOnly narrows a confined pane to the paths it names and grants nothing beyond its confinement; an unconfined pane stays unconfined", async () => {
+    const outside = tempDir("outside");
+    const mux = await startMux({ config: '[agents.boxed]\nexecutable = "/bin/true"\nsandbox = "landlock"\n' });
+    try {
+      const client = await connect(mux);
+      mkdirSync(join(mux.workspace, "sub"));
+      const probe = (name: string) =>
+        `echo x > sub/${name}; echo x > ${name}-top || echo ${name}-TOP-REFUSED; echo x > ${outside}/${name} || echo ${name}-OUTSIDE-REFUSED; echo ${name}-DONE; sleep 300`;
+      const writableOnly = [join(mux.workspace, "sub"), outside];
+      const agent = await client.request("pane/new", {
+        argv: ["bash", "--norc", "--noprofile", "-c", probe("agent")],
+        envPolicy: "delegated",
+        agent: "boxed",
+        writableOnly,
+      });
+      const plain = await client.request("pane/new", { argv: ["bash", "--norc", "--noprofile", "-c", probe("plain")], writableOnly });
+      const screen = async (id: string) => (await client.request("pane/capture", { target: id, join: true })).text;
+      await expect.poll(() => screen(agent.id), { timeout: 30_000 }).toMatch(/agent-DONE/);
+      await expect.poll(() => screen(plain.id), { timeout: 30_000 }).toMatch(/plain-DONE/);
+      // The agent's sandbox lets it write the workspace: the layer narrows that to sub/, and naming a path outside adds nothing.
+      expect(await screen(agent.id)).toMatch(/agent-TOP-REFUSED[\s\S]*agent-OUTSIDE-REFUSED/);
+      expect(existsSync(join(mux.workspace, "sub", "agent"))).toBe(true);
+      expect(existsSync(join(outside, "agent"))).toBe(false);
+      // Nothing confines a plain pane here, and writableOnly does not start to.
+      expect(await screen(plain.id)).not.toMatch(/REFUSED/);
+      expect(existsSync(join(mux.workspace, "plain-top"))).toBe(true);
+      // A path that is not there starts nothing.
+      const before = (await client.request("pane/list", {})).panes.length;
+      await expect(
+        client.request("pane/new", { argv: ["true"], envPolicy: "delegated", agent: "boxed", writableOnly: [join(mux.workspace, "gone")] }),
+      ).rejects.toThrow(/writableOnly: ".*gone" is not an existing absolute path; nothing was started/);
+      expect((await client.request("pane/list", {})).panes.length).toBe(before);
+      client.close();
+    } finally {
+      await mux.stop();
+    }
+  });
+
   it("a project cannot widen the writable paths of its panes: new panes are refused, naming the file and key", async () => {
     const mux = await startMux({ config: '[sandbox]\nmode = "landlock"\n' });
     mkdirSync(join(mux.workspace, ".venom"));

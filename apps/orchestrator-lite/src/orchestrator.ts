@@ -43,7 +43,7 @@ import type { ApprovalHistory } from "./history.js";
 import { type Inbox, type InboxQuestion, NotWaiting, type QuestionExtras, type Settled } from "./inbox.js";
 import { FINAL_STATES, type JobRecord, JobStore } from "./jobs.js";
 import type { Notifier } from "./notify.js";
-import { createWorktree, type Worktree, worktreeChanges } from "./worktree.js";
+import { createWorktree, type Worktree, worktreeChanges, worktreeWritable } from "./worktree.js";
 
 /** Who launched a job, and how to reach them while it runs. */
 export interface Launcher {
@@ -267,6 +267,8 @@ export class Orchestrator {
     let pane: PaneInfo | undefined;
     const stdio = request.acp ? new PaneStdio() : null;
     let cwd = request.cwd;
+    // A confined agent in a worktree writes only it and what git needs of it (worktree.ts, worktreeWritable).
+    let writableOnly: string[] | undefined;
     try {
       if (request.worktree) {
         const made = await createWorktree({
@@ -276,6 +278,7 @@ export class Orchestrator {
           branch: request.worktree.branch,
         });
         cwd = made.cwd;
+        writableOnly = await worktreeWritable(made.worktree);
         this.#update(live, { worktree: { ...made.worktree, commits: [], stat: "", untracked: [], removed: false } });
       }
       const connecting = this.#connectMux({
@@ -312,6 +315,7 @@ export class Orchestrator {
           env: request.env,
           parentDepth: request.launcher.depth,
           ...(confinedAs ? { confinedAs } : {}),
+          ...(writableOnly ? { writableOnly } : {}),
           lifetime: "connection",
           ...(stdio ? { mode: "pipe" as const } : {}),
           cols: 120,

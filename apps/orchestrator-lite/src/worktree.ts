@@ -1,5 +1,5 @@
-import { appendFileSync, readFileSync } from "node:fs";
-import { join, relative, resolve } from "node:path";
+import { appendFileSync, existsSync, readFileSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
 import { git } from "./git.js";
 
 // A git worktree per job (docs/venom-orch.md, "Parallel agents and worktrees"):
@@ -44,6 +44,27 @@ export async function createWorktree(options: { cwd: string; workspace: string; 
   // The agent runs where it was asked to, within the worktree.
   const inside = relative(repo, options.cwd);
   return { worktree: { repo, base, path, branch }, cwd: inside.startsWith("..") ? path : resolve(path, inside) };
+}
+
+/**
+ * What an agent confined in the worktree may write (pane/new's writableOnly): the worktree; its own entry in the git
+ * directory (HEAD, index, its reflog); the object store; the refs and reflogs of its branch's directory (venom/ for
+ * the default branch), as git writes a ref by renaming a lock file beside it. It commits on its branch and writes
+ * neither the main checkout nor the branches outside that directory.
+ */
+export async function worktreeWritable(worktree: Worktree): Promise<string[]> {
+  const gitDir = resolve(worktree.path, (await git(worktree.path, ["rev-parse", "--git-dir"])).trim());
+  const common = resolve(worktree.path, (await git(worktree.path, ["rev-parse", "--git-common-dir"])).trim());
+  const branches = dirname(worktree.branch);
+  const paths = [
+    worktree.path,
+    gitDir,
+    join(common, "objects"),
+    join(common, "refs", "heads", branches),
+    join(common, "logs", "refs", "heads", branches),
+  ];
+  // No reflog directory when the repository keeps no reflogs (core.logAllRefUpdates): git then writes none.
+  return paths.filter((path) => existsSync(path));
 }
 
 /** `.venom/worktrees/` in the repository's info/exclude, once: never committed, never shown as untracked. */

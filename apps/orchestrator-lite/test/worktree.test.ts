@@ -95,6 +95,42 @@ describe("parallel agents in worktrees", () => {
     client.close();
   });
 
+  it("a confined agent in a worktree commits on its branch, and writes neither the main checkout nor its branches and hooks", async () => {
+    // An agent that runs its prompt as a shell command, under its own Landlock sandbox: that lets it write the whole
+    // workspace, and the repository is the workspace.
+    const stack = await startStack({
+      config: `[agents.shell]\nexecutable = "/bin/sh"\nargs = ["-c", 'eval "$0"']\nsandbox = "landlock"\n`,
+    });
+    repository(stack);
+    const main = stack.workspace;
+    const mainHead = git(main, "rev-parse", "HEAD").trim();
+    const attempts = [
+      "echo by-the-agent >> a.txt && git add a.txt && git -c user.name=Agent -c user.email=agent@example.com commit -qm by-the-agent && echo COMMITTED",
+      `echo overwritten > ${main}/a.txt || echo MAIN-FILE-REFUSED`,
+      "git update-ref refs/heads/main HEAD || echo MAIN-BRANCH-REFUSED",
+      `echo 'touch ${main}/hooked' > ${main}/.git/hooks/post-checkout || echo HOOK-REFUSED`,
+      `echo '[core]' >> ${main}/.git/config || echo CONFIG-REFUSED`,
+    ];
+    const { client } = await stack.person();
+    // Its branch's directory of refs is what it may write: never the top one, which holds main.
+    await expect(client.callTool("agent", { agent: "shell", prompt: "true", worktree: true, branch: "notes" })).rejects.toThrow(
+      /branch: a branch name in a directory of branches, as fix\/NAME/,
+    );
+    const result = await client.callTool("agent", { agent: "shell", prompt: attempts.join("; "), worktree: true });
+    expect(result.status, result.content).toBe("ok");
+    for (const said of ["COMMITTED", "MAIN-FILE-REFUSED", "MAIN-BRANCH-REFUSED", "HOOK-REFUSED", "CONFIG-REFUSED"]) {
+      expect(result.content).toContain(said);
+    }
+    expect(git(main, "log", "--format=%s", "-1", "venom/shell-1").trim()).toBe("by-the-agent");
+    expect(git(main, "rev-parse", "main").trim()).toBe(mainHead);
+    expect(readFileSync(join(main, "a.txt"), "utf8")).not.toContain("overwritten");
+    expect(existsSync(join(main, ".git", "hooks", "post-checkout"))).toBe(false);
+    // What it committed merges as any job's: the person decides.
+    expect(orchCli(stack, ["merge", "shell-1", "--yes"]).stdout).toMatch(/fast-forwarded venom\/shell-1 into main/);
+    expect(readFileSync(join(main, "a.txt"), "utf8")).toContain("by-the-agent");
+    client.close();
+  });
+
   it("without --worktree, a second job in the same checkout is told another job runs there", async () => {
     const stack = await startStack();
     repository(stack);

@@ -332,6 +332,13 @@ export const PaneNewParamsSchema = z.strictObject({
    * delegate's record. It can only narrow, so any caller may name any record.
    */
   confinedAs: DelegationIdSchema.optional(),
+  /**
+   * When the pane is confined, one more layer that writes only these paths (absolute, existing) and its private
+   * home and temp dir, reading and running as before: an agent in a git worktree writes its worktree and what of
+   * the git directory a worktree needs, not the main checkout. Stacked, it can only narrow, so any caller may ask;
+   * an unconfined pane stays unconfined.
+   */
+  writableOnly: z.array(z.string().min(1).max(4096)).min(1).max(16).optional(),
 });
 export const PaneListParamsSchema = z
   .strictObject({

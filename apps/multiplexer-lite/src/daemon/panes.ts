@@ -286,7 +286,8 @@ export class PaneTable {
 
   /**
    * Under the delegation's own confinement (when a confined delegate asks, or
-   * the caller names one in `confinedAs`) and with sandbox.mode = "landlock":
+   * the caller names one in `confinedAs`) and with sandbox.mode = "landlock",
+   * narrowed to `writableOnly` when the caller names it:
    * the launcher to spawn instead, HOME and TMPDIR in
    * $VENOM_HOME/agents/<agent or "pane"> (the delegation's when it is
    * confined); and the layers, for the pane's record.
@@ -296,7 +297,7 @@ export class PaneTable {
     cwd: string,
     argv: string[],
     env: Record<string, string>,
-    { agent = DEFAULT_AGENT, confinedAs }: NewParams,
+    { agent = DEFAULT_AGENT, confinedAs, writableOnly }: NewParams,
   ) {
     const inherited = session.confinement && [...session.confinement, ...this.#layersOf(confinedAs)];
     return refusedAsProtocolError(() => {
@@ -308,6 +309,7 @@ export class PaneTable {
           home: join(this.host.home.agents, agent),
           records: this.host.home.delegations,
           path: env.PATH,
+          writableOnly,
         },
         agent,
         inherited,

@@ -7,7 +7,7 @@ import { agentSandbox, type Config } from "../config.js";
 import { NO_SANDBOX_NOTICE } from "../notices.js";
 import { SandboxUnavailableError } from "./errors.js";
 import { type Confinement, confinementFor, describeConfinement, planRuleset, type Refusal, type SandboxProfile } from "./plan.js";
-import { recordsExposure, type SandboxSpec, sandboxProfileFor } from "./profile.js";
+import { recordsExposure, type SandboxSpec, sandboxProfileFor, writingOnly } from "./profile.js";
 import { LayersSchema, MAX_LAYERS, MAX_LAYERS_BYTES } from "./profile-schema.js";
 import { ENV_PREFIX, encodeRuleset, RULESET_VAR } from "./ruleset-text.js";
 
@@ -113,12 +113,13 @@ export function knownConfinement(inherited: readonly SandboxProfile[] | null): a
  * nothing, the profile the config asks for (sandbox.*, narrowed by the
  * agent's own `[agents.NAME] sandbox` when the process is that agent's); under
  * an inherited layer that profile keeps the delegation's private home, the
- * one directory of its own both layers let it write. Refused
+ * one directory of its own both layers let it write. Last, when the spec
+ * names `writableOnly` (pane/new's), a layer that writes only those. Refused
  * (SandboxUnavailableError) when the delegation's layers cannot be known.
  */
 export function sandboxFor(
   config: Config,
-  spec: Omit<SandboxSpec, "writable" | "network">,
+  { writableOnly, ...spec }: Omit<SandboxSpec, "writable" | "network"> & { writableOnly?: readonly string[] | undefined },
   agent?: string,
   inherited: readonly SandboxProfile[] | null = [],
 ): SandboxProfile[] | undefined {
@@ -129,8 +130,10 @@ export function sandboxFor(
     sandbox.mode === "off"
       ? []
       : [sandboxProfileFor({ ...spec, ...(within ? { home: within.home } : {}), writable: sandbox.writable, network: sandbox.network })];
-  const layers = [...inherited, ...own.filter((profile) => !isDeepStrictEqual(profile, within))];
-  if (layers.length === 0) return undefined;
+  const stacked = [...inherited, ...own.filter((profile) => !isDeepStrictEqual(profile, within))];
+  if (stacked.length === 0) return undefined;
+  const top = stacked.at(-1) as SandboxProfile;
+  const layers = writableOnly ? [...stacked, writingOnly(top, writableOnly)] : stacked;
   // The layers go into the process's delegation record, which must stay readable for its descendants' requests.
   if (!LayersSchema.safeParse(layers).success || JSON.stringify(layers).length > MAX_LAYERS_BYTES) {
     throw new SandboxUnavailableError(

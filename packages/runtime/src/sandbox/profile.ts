@@ -86,6 +86,21 @@ export function sandboxProfileFor(spec: SandboxSpec): SandboxProfile {
 }
 
 /**
+ * `top` writing only `paths` (and its private home and temp dir), reading and running as before: stacked on `top`,
+ * a layer that narrows where a process writes and grants nothing. Throws SandboxUnavailableError for a path that is
+ * not an existing absolute one.
+ */
+export function writingOnly(top: SandboxProfile, paths: readonly string[]): SandboxProfile {
+  const writable = paths.map((path) => {
+    if (!isAbsolute(path) || !existsSync(path)) {
+      throw new SandboxUnavailableError(`writableOnly: ${JSON.stringify(path)} is not an existing absolute path; nothing was started`);
+    }
+    return realpathSync(path);
+  });
+  return { ...top, writable: unique(writable) };
+}
+
+/**
  * Why no process may be confined with write access to `roots` (canonical):
  * one of them holds the delegation records, which say what a confined
  * caller's descendants are confined by, so the process could rewrite its own
