@@ -3,29 +3,19 @@ import { join } from "node:path";
 import { cleanupAll } from "@venom/testkit";
 import { binOf } from "@venom/testkit/npm-cache";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { ENDPOINT, KEY, type Lane, startLane, workspaceFile } from "./lane.js";
+import { CLAUDE, CLAUDE_ACP, CLAUDE_ENV, KEY, type Lane, startLane, workspaceFile } from "./lane.js";
 
 afterAll(cleanupAll);
 
-/** Pinned: what this lane proves is these versions. */
-const CLAUDE = "@anthropic-ai/claude-code@2.1.332";
-const CLAUDE_ACP = "@zed-industries/claude-agent-acp@0.23.1";
-
-/**
- * The endpoint, and no traffic but the model's. As root, Claude Code refuses its bypass mode unless told it runs in
- * a sandbox (IS_SANDBOX=1): docs/venom-orch.md, "Using real agents".
- */
 /** The key arrives as its apiKeyHelper prints it; its sessions are written in its private CLAUDE_CONFIG_DIR. */
 const KEPT = { stateVar: "CLAUDE_CONFIG_DIR", keyHeader: ["x-api-key", KEY] as [string, string], files: [".claude.json", "projects"] };
-
-const ENV = `ANTHROPIC_BASE_URL = "${ENDPOINT}"\nCLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC = "1"\nIS_SANDBOX = "1"\n`;
 
 describe("Claude Code through venom-orch, against a scripted model endpoint", () => {
   let lane: Lane | undefined;
   afterEach(async () => lane?.close());
 
   it("the CLI with permissions = full: signed in with agents login --api-key, writes a file and runs a command in the workspace, privately", async () => {
-    const config = `[agents.claude]\ntransport = "cli"\npermissions = "full"\n[agents.claude.env]\n${ENV}`;
+    const config = `[agents.claude]\ntransport = "cli"\npermissions = "full"\n[agents.claude.env]\n${CLAUDE_ENV}`;
     lane = await startLane({ claude: join(binOf(CLAUDE), "claude") }, config);
     lane.provider.script(
       { tool: "Write", input: { file_path: join(lane.stack.workspace, "hello.txt"), content: "written by claude\n" } },
@@ -41,7 +31,7 @@ describe("Claude Code through venom-orch, against a scripted model endpoint", ()
   });
 
   describe("over ACP (claude-agent-acp): its edit is asked on the terminal that ran it", () => {
-    const config = `[agents.claude.env]\n${ENV}`;
+    const config = `[agents.claude.env]\n${CLAUDE_ENV}`;
     const acp = { claude: join(binOf(CLAUDE), "claude"), "claude-agent-acp": join(binOf(CLAUDE_ACP), "claude-agent-acp") };
     const edit = (lane: Lane) => {
       lane.provider.script(

@@ -3,7 +3,7 @@
 // `venom-orch run` typed into a terminal (tmux) where the person answers y or n. Canaries sit in the caller's and
 // the daemons' environments, so a test can prove none reached the agent or the endpoint.
 import { spawnSync } from "node:child_process";
-import { readdirSync, readFileSync, symlinkSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ORCH_BIN, tempDir } from "@venom/testkit";
 import { type ModelProvider, startModelProvider } from "@venom/testkit/model-provider";
@@ -13,6 +13,16 @@ import { type Stack, startStack } from "../test/stack.js";
 export const KEY = "sk-lane-key-5e1f";
 /** Stands for the model provider's URL in a lane's config.toml. */
 export const ENDPOINT = "@ENDPOINT@";
+/** Pinned: what this lane proves is these versions. */
+export const CLAUDE = "@anthropic-ai/claude-code@2.1.332";
+export const CLAUDE_ACP = "@zed-industries/claude-agent-acp@0.23.1";
+/**
+ * Claude Code's `[agents.claude.env]`: the endpoint, and no traffic but the model's. As root, Claude Code refuses its
+ * bypass mode unless told it runs in a sandbox (IS_SANDBOX=1): docs/venom-orch.md, "Using real agents".
+ */
+export const CLAUDE_ENV = `ANTHROPIC_BASE_URL = "${ENDPOINT}"\nCLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC = "1"\nIS_SANDBOX = "1"\n`;
+export const CODEX = "@openai/codex@0.171.0";
+export const CODEX_ACP = "@zed-industries/codex-acp@0.16.0";
 const CANARIES = { caller: "caller-canary-8d2b", daemon: "daemon-canary-71ac", daemonKey: "daemon-key-canary-3c90" };
 
 export interface Lane {
@@ -150,4 +160,19 @@ export function workspaceFile(lane: Lane, name: string): string {
   } catch {
     return "";
   }
+}
+
+/**
+ * Codex reads no endpoint variable: its own configuration in the private CODEX_HOME names the endpoint (`url`, the
+ * lane's provider by default), as docs/venom-orch.md ("Using real agents") tells a user to write it; the key is the
+ * one its own login stored.
+ */
+export function pointCodexAt(lane: Lane, url = lane.provider.url): void {
+  const state = join(lane.stack.home, "agents", "codex", "state");
+  mkdirSync(state, { recursive: true });
+  writeFileSync(
+    join(state, "config.toml"),
+    `model = "gpt-5.1-codex"\nmodel_provider = "endpoint"\n\n[model_providers.endpoint]\nname = "endpoint"\nbase_url = "${url}/v1"\nwire_api = "responses"\nrequires_openai_auth = true\n`,
+  );
+  expect(lane.orch(["agents", "login", "codex", "--api-key"], `${KEY}\n`).code).toBe(0);
 }
