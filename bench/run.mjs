@@ -88,7 +88,7 @@ for (const name of names) {
   console.log(`   (${((performance.now() - started) / 1000).toFixed(1)} s)\n`);
 }
 
-console.log("── Targets (issues 5, 11 and 14)");
+console.log("── Targets");
 printTable(
   ["target", "measured", "met"],
   results.flatMap((r) => r.targets.map((t) => [t.target, t.measured, verdict(t.met, "yes", "NO")])),
