@@ -1,7 +1,6 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { cleanupAll, tempDir } from "@venom/testkit";
-import { type ModelProvider, startModelProvider } from "@venom/testkit/model-provider";
 import { binOf } from "@venom/testkit/npm-cache";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { CLAUDE, CLAUDE_ACP, CLAUDE_ENV, CODEX, CODEX_ACP, KEY, type Lane, pointCodexAt, startLane, workspaceFile } from "./lane.js";
@@ -18,11 +17,7 @@ interface Question {
 
 describe("the inbox with real agents (docs/venom-orch.md, The inbox)", () => {
   let lane: Lane | undefined;
-  let codexModel: ModelProvider | undefined;
-  afterEach(async () => {
-    await lane?.close();
-    await codexModel?.close();
-  });
+  afterEach(async () => lane?.close());
 
   it("Claude Code and Codex over ACP in the background: you are notified, approve Claude's write and deny Codex's command in the inbox, and the history says who answered", async () => {
     const notified = join(tempDir("notify"), "events");
@@ -41,7 +36,7 @@ describe("the inbox with real agents (docs/venom-orch.md, The inbox)", () => {
       { text: "done" },
     );
     expect(lane.orch(["agents", "login", "claude", "--api-key"], `${KEY}\n`).code).toBe(0);
-    codexModel = await startModelProvider();
+    const codexModel = await lane.anotherProvider();
     codexModel.script(
       {
         tool: "exec_command",
@@ -73,26 +68,22 @@ describe("the inbox with real agents (docs/venom-orch.md, The inbox)", () => {
     expect(claude?.summary).toContain("by-claude.txt");
     expect(codex?.summary).toContain("by-codex.txt");
     // The notify command heard of each job's first question, in our words: never the agent's output.
-    const events = () =>
+    const notices = (event: string) =>
       readFileSync(notified, "utf8")
         .trim()
         .split("\n")
-        .map((line) => JSON.parse(line));
-    expect(
-      events()
-        .filter((e) => e.event === "awaiting-approval")
-        .map((e) => e.label)
-        .sort(),
-    ).toEqual(["claude-1", "codex-1"]);
+        .map((line) => JSON.parse(line))
+        .filter((notice) => notice.event === event)
+        .map((notice) => notice.label)
+        .sort();
+    expect(notices("awaiting-approval")).toEqual(["claude-1", "codex-1"]);
 
     expect(lane.orch(["approve", claude?.id as string]).code).toBe(0);
     expect(lane.orch(["deny", codex?.id as string, "--reason", "not in this repository"]).code).toBe(0);
-    const state = (name: string) =>
-      (JSON.parse(lane?.orch(["jobs", "--json"]).stdout ?? "{}").jobs as { name: string; state: string }[]).find((j) => j.name === name)
-        ?.state;
+
     // Claude's turn ends done; Codex's, its command denied, ends as codex-acp ends a turn it cannot go on with.
     await expect
-      .poll(() => [state("claude-1"), state("codex-1")], { timeout: 120_000, interval: 500 })
+      .poll(() => [lane?.jobs()["claude-1"]?.state, lane?.jobs()["codex-1"]?.state], { timeout: 120_000, interval: 500 })
       .toEqual(["done", expect.stringMatching(/^(done|failed|cancelled)$/)]);
     expect(workspaceFile(lane, "by-claude.txt")).toBe("written by claude\n");
     expect(workspaceFile(lane, "by-codex.txt")).toBe("");
@@ -113,11 +104,6 @@ describe("the inbox with real agents (docs/venom-orch.md, The inbox)", () => {
         ["codex-1", "deny"],
       ]),
     );
-    expect(
-      events()
-        .filter((e) => e.event === "ended")
-        .map((e) => e.label)
-        .sort(),
-    ).toEqual(["claude-1", "codex-1"]);
+    expect(notices("ended")).toEqual(["claude-1", "codex-1"]);
   });
 });

@@ -30,6 +30,10 @@ export interface Lane {
   provider: ModelProvider;
   /** venom-orch's CLI as the user runs it, `input` on its stdin. */
   orch(args: string[], input?: string): { code: number | null; stdout: string; stderr: string };
+  /** `venom-orch jobs --json`, by label. */
+  jobs(): Record<string, { name: string; state: string; worktree: { stat: string } | null }>;
+  /** Another scripted model provider, closed with the lane: for a second agent whose tools are named otherwise. */
+  anotherProvider(): Promise<ModelProvider>;
   /** `venom-orch run AGENT PROMPT [flags]` on a terminal; `answers` typed in order, each at its own y/N question. */
   run(agent: string, prompt: string, options?: { flags?: string[]; answers?: ("y" | "n")[] }): Promise<string>;
   /** What the agent left in its private state directory (`$VENOM_HOME/agents/NAME/state`), relative paths. */
@@ -78,9 +82,19 @@ export async function startLane(
   };
   const session = `venom-lane-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
   const tmux = (...args: string[]) => spawnSync("tmux", ["-L", session, ...args], { encoding: "utf8" });
+  const others: ModelProvider[] = [];
   const lane: Lane = {
     stack,
     provider,
+    jobs() {
+      const { jobs } = JSON.parse(lane.orch(["jobs", "--json"]).stdout) as { jobs: ReturnType<Lane["jobs"]>[string][] };
+      return Object.fromEntries(jobs.map((job) => [job.name, job]));
+    },
+    async anotherProvider() {
+      const other = await startModelProvider();
+      others.push(other);
+      return other;
+    },
     orch(args, input = "") {
       const result = spawnSync(process.execPath, [ORCH_BIN, ...args], {
         env: userEnv,
@@ -143,7 +157,9 @@ export async function startLane(
       expect(lane.homeListing()).toEqual([]);
       expect(lane.privateFiles(agent)).toEqual(expect.arrayContaining(files));
     },
-    close: () => provider.close(),
+    close: async () => {
+      await Promise.all([provider, ...others].map((model) => model.close()));
+    },
   };
   return lane;
 }

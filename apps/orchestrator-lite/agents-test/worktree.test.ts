@@ -2,7 +2,6 @@ import { execFileSync } from "node:child_process";
 import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { cleanupAll, tempDir } from "@venom/testkit";
-import { type ModelProvider, startModelProvider } from "@venom/testkit/model-provider";
 import { binOf } from "@venom/testkit/npm-cache";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { CLAUDE, CLAUDE_ENV, CODEX, KEY, type Lane, pointCodexAt, startLane } from "./lane.js";
@@ -38,11 +37,7 @@ function hostileRepository(lane: Lane, marks: string): void {
 
 describe("Claude Code and Codex in worktrees of one repository (docs/venom-orch.md, Parallel agents and worktrees)", () => {
   let lane: Lane | undefined;
-  let codexModel: ModelProvider | undefined;
-  afterEach(async () => {
-    await lane?.close();
-    await codexModel?.close();
-  });
+  afterEach(async () => lane?.close());
 
   it("both run in the background at once, each in its own worktree; diff shows claude-1's change, merge lands it, and the repository's hooks and filters never run", async () => {
     const config = `[agents.claude]\ntransport = "cli"\npermissions = "full"\n[agents.claude.env]\n${CLAUDE_ENV}\n[agents.codex]\ntransport = "cli"\npermissions = "full"\n`;
@@ -57,7 +52,7 @@ describe("Claude Code and Codex in worktrees of one repository (docs/venom-orch.
       { tool: "Write", input: { file_path: claudeFile, content: text(byClaude) } },
       { text: "changed the first line" },
     );
-    codexModel = await startModelProvider();
+    const codexModel = await lane.anotherProvider();
     codexModel.script(
       { tool: "exec_command", input: { cmd: "sed -i 's/^line 10$/last, by codex/' a.txt" } },
       { text: "changed the last line" },
@@ -69,14 +64,8 @@ describe("Claude Code and Codex in worktrees of one repository (docs/venom-orch.
       const started = lane.orch(["run", "--worktree", agent, `change a.txt (${agent})`, "--background", "--yes"]);
       expect(started.code, started.stderr).toBe(0);
     }
-    const jobs = () =>
-      Object.fromEntries(
-        (
-          JSON.parse(lane?.orch(["jobs", "--json"]).stdout ?? "{}").jobs as { name: string; state: string; worktree: { stat: string } }[]
-        ).map((job) => [job.name, job]),
-      );
     await expect
-      .poll(() => [jobs()["claude-1"]?.state, jobs()["codex-1"]?.state], { timeout: 240_000, interval: 1000 })
+      .poll(() => [lane?.jobs()["claude-1"]?.state, lane?.jobs()["codex-1"]?.state], { timeout: 240_000, interval: 1000 })
       .toEqual(["done", "done"]);
 
     // Each worktree holds its own agent's change and nothing of the other's; the main checkout is untouched.
@@ -84,7 +73,7 @@ describe("Claude Code and Codex in worktrees of one repository (docs/venom-orch.
     expect(readFileSync(join(worktree("claude-1"), "a.txt"), "utf8")).toBe(text(byClaude));
     expect(readFileSync(join(worktree("codex-1"), "a.txt"), "utf8")).toBe(text(LINES.map((l, i) => (i === 9 ? "last, by codex" : l))));
     expect(readFileSync(join(lane.stack.workspace, "a.txt"), "utf8")).toBe(text(LINES));
-    expect(jobs()["claude-1"]?.worktree.stat).toMatch(/a\.txt \| 2 \+-/);
+    expect(lane.jobs()["claude-1"]?.worktree?.stat).toMatch(/a\.txt \| 2 \+-/);
 
     const diff = lane.orch(["diff", "claude-1"]);
     expect(diff.code, diff.stderr).toBe(0);
