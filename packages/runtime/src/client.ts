@@ -83,7 +83,8 @@ export class ForeignServerError extends Error {
   override readonly name = "ForeignServerError";
 }
 
-function assertServerIsUs(socket: Socket, socketPath: string): void {
+/** Refuse a socket that another uid listens on (SO_PEERCRED), before a byte is sent to it. */
+export function assertServerIsUs(socket: Socket, socketPath: string): void {
   // Only the peer module, imported statically: loading the whole of @venom/native when connecting,
   // one more round of module loading after the connect, was about a quarter of a client command's start.
   // It loads nothing native until called, and then its small addon (or koffi where that was not built).

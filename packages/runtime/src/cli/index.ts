@@ -12,6 +12,7 @@ export * from "../socket-probe.js";
 export * from "./app.js";
 export { callCommand } from "./commands/call.js";
 export { type ConnectOptions, connectCli, NotRunning, OwnerContextRequired } from "./commands/connect.js";
+export { dialStdioCommand } from "./commands/dial-stdio.js";
 export { restartCommand } from "./commands/restart.js";
 export { serveCommand } from "./commands/serve.js";
 export { startCommand } from "./commands/start.js";
@@ -23,6 +24,7 @@ export * from "./program.js";
 export { startIn, workspaceHere } from "./start-dir.js";
 
 import type { CliApp } from "./app.js";
+import { dialStdioCommand } from "./commands/dial-stdio.js";
 import { restartCommand } from "./commands/restart.js";
 import { serveCommand } from "./commands/serve.js";
 import { startCommand } from "./commands/start.js";
@@ -30,7 +32,7 @@ import { statusCommand } from "./commands/status.js";
 import { stopCommand } from "./commands/stop.js";
 import type { Command } from "./program.js";
 
-/** The commands every daemon app shares: serve, start, stop, status, restart. */
+/** The commands every daemon app shares: serve, start, stop, status, restart, dial-stdio. */
 export function daemonCommands(app: CliApp): Command[] {
-  return [serveCommand(app), startCommand(app), stopCommand(app), statusCommand(app), restartCommand(app)];
+  return [serveCommand(app), startCommand(app), stopCommand(app), statusCommand(app), restartCommand(app), dialStdioCommand(app)];
 }

@@ -9,8 +9,9 @@ import { workspaceHere } from "../start-dir.js";
 
 /** Nothing answers on the app's socket: says where it looked and how to start the daemon. */
 export class NotRunning extends Error {
-  constructor(program: string, socket: string) {
-    super(`no ${program} daemon is running on ${socket}; \`${program} start\` starts one`);
+  /** `also`: another way to start it, said after `start`. */
+  constructor(program: string, socket: string, also = "") {
+    super(`no ${program} daemon is running on ${socket}; \`${program} start\` starts one${also}`);
   }
 }
 
@@ -32,17 +33,31 @@ export async function connectCli(app: CliApp, home: VenomHome, options: ConnectO
     return await connectOnce(app, home, clientOptions);
   } catch (error) {
     if (!(error instanceof NotRunning) || !startWith) throw error;
-    const { depth } = parseMarkers(process.env);
-    if (depth > 0)
-      throw new OwnerContextRequired(
-        `refused: no ${app.program} daemon is running on ${home.socket(app.app)}, and starting one needs the owner context: this process runs under a Venom delegation (depth ${depth})`,
-      );
-    home.ensure();
-    const workspace = clientOptions.workspace ?? workspaceHere();
-    const { pid } = await startDaemon({ main: process.argv[1] as string, app: app.app, home, workspace });
-    startWith.err(`${app.program}: no daemon was running: started one (pid ${pid}) for the workspace ${workspace}`);
+    await startForCommand(app, home, clientOptions.workspace, startWith);
     return connectOnce(app, home, clientOptions);
   }
+}
+
+/**
+ * Start the daemon for a command that found none running, as `tmux new` starts its server, and say so through
+ * `say` (stderr). Its workspace is `workspace`, else the repository holding this directory. Starting a daemon is
+ * the owner's: refused under a delegation (conformance/spec/security-model.txt, "Delegated runs").
+ */
+export async function startForCommand(
+  app: CliApp,
+  home: VenomHome,
+  workspace: string | undefined,
+  say: { err(line: string): void },
+): Promise<void> {
+  const { depth } = parseMarkers(process.env);
+  if (depth > 0)
+    throw new OwnerContextRequired(
+      `refused: no ${app.program} daemon is running on ${home.socket(app.app)}, and starting one needs the owner context: this process runs under a Venom delegation (depth ${depth})`,
+    );
+  home.ensure();
+  const dir = workspace ?? workspaceHere();
+  const { pid } = await startDaemon({ main: process.argv[1] as string, app: app.app, home, workspace: dir });
+  say.err(`${app.program}: no daemon was running: started one (pid ${pid}) for the workspace ${dir}`);
 }
 
 async function connectOnce(app: CliApp, home: VenomHome, options: Omit<ConnectOptions, "startWith">): Promise<VenomClient> {
