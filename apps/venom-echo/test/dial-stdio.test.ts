@@ -1,5 +1,5 @@
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
-import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { StringDecoder } from "node:string_decoder";
 import { PROTOCOL } from "@venom/proto";
@@ -28,7 +28,8 @@ class Bridge {
     });
     // Writes to a bridge that has already ended (the daemon closed) fail with EPIPE: that is the test's to see.
     proc.stdin.on("error", () => undefined);
-    this.exited = new Promise((resolve) => proc.once("exit", (code) => resolve(code)));
+    // Once its stdout is read to the end, too.
+    this.exited = new Promise((resolve) => proc.once("close", (code) => resolve(code)));
   }
 
   get pid(): number {
@@ -97,6 +98,30 @@ function emptyHome(): { env: NodeJS.ProcessEnv; home: string } {
   return { home, env: { ...process.env, HOME: tempDir("user"), VENOM_HOME: home } };
 }
 
+/**
+ * What the sockets a process holds are, as the kernel lists them (/proc/net): "listening" for a Unix socket that
+ * accepts, "inet" for any TCP or UDP socket, else "connected".
+ */
+function socketsOf(pid: number): string[] {
+  const inodes = readdirSync(`/proc/${pid}/fd`).flatMap((fd) => {
+    try {
+      return /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`))?.[1] ?? [];
+    } catch {
+      return [];
+    }
+  });
+  const table = (file: string, inodeColumn: number) =>
+    readFileSync(`/proc/net/${file}`, "utf8")
+      .split("\n")
+      .slice(1)
+      .map((line) => line.trim().split(/\s+/))
+      .filter((columns) => inodes.includes(columns[inodeColumn] as string));
+  const inet = ["tcp", "tcp6", "udp", "udp6"].flatMap((file) => table(file, 9)).map(() => "inet");
+  // Flags 00010000: the socket accepts connections (__SO_ACCEPTCON).
+  const unix = table("unix", 6).map((columns) => (columns[3] === "00010000" ? "listening" : "connected"));
+  return [...inet, ...unix];
+}
+
 const withoutPid = (hello: any) => ({ ...hello, result: { ...hello.result, principal: { ...hello.result.principal, pid: 0 } } });
 
 // Every bridge a test started has ended by its end: none is left running, holding a connection.
@@ -132,24 +157,33 @@ describe("dial-stdio: the daemon's socket on stdin and stdout", () => {
     expect(bridged.slice(1)).toEqual(rawAnswers.slice(1));
     expect(bridged[0].result.principal).toMatchObject({ kind: "owner", depth: 0, pid: bridge.pid });
     expect(rawAnswers[0].result.principal.pid).toBe(process.pid);
+    // A client of the socket, no server: it listens nowhere and holds no TCP or UDP socket.
+    const sockets = socketsOf(bridge.pid);
+    expect(sockets).toContain("connected");
+    expect(sockets.filter((kind) => kind !== "connected")).toEqual([]);
     bridge.proc.stdin.end();
     expect(await bridge.exit()).toBe(0);
     raw.close();
     await daemon.stop();
   });
 
-  it("closing stdin ends the bridge with exit 0; the daemon keeps serving others and holds nothing of it", async () => {
+  it("closing stdin half-closes: the last answer comes, the bridge exits 0; the daemon keeps serving others and holds nothing of it", async () => {
     const daemon = await startEcho();
     const bystander = await connect(daemon);
     const fdsBefore = openFds(daemon.proc.pid as number).length;
-    const bridge = dialStdio(daemon);
-    bridge.hello();
-    expect((await bridge.answer(1)).result.principal.kind).toBe("owner");
-    expect((await bystander.request("daemon/status")).connections).toBe(2);
-    bridge.proc.stdin.end();
-    expect(await bridge.exit()).toBe(0);
-    expect(bridge.stderr).toBe("");
-    // The bridge's connection is gone from the daemon (its fd closed), and everyone else is still served.
+    // Four at once: one that closed the socket outright at the end of stdin would lose some of the last answers.
+    const four = [1, 2, 3, 4].map(() => dialStdio(daemon));
+    for (const bridge of four) bridge.hello();
+    for (const bridge of four) expect((await bridge.answer(1)).result.principal.kind).toBe("owner");
+    expect((await bystander.request("daemon/status")).connections).toBe(5);
+    const last = `${JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "echo", arguments: { text: "last" } } })}\n`;
+    for (const bridge of four) bridge.proc.stdin.end(last);
+    for (const bridge of four) {
+      expect(await bridge.exit()).toBe(0);
+      expect(bridge.lines.find((line) => line.id === 2)?.result).toEqual({ status: "ok", content: "last" });
+      expect(bridge.stderr).toBe("");
+    }
+    // The bridges' connections are gone from the daemon (their fds closed), and everyone else is still served.
     await expect.poll(() => openFds(daemon.proc.pid as number).length, { timeout: 10_000 }).toBe(fdsBefore);
     expect((await bystander.request("daemon/status")).connections).toBe(1);
     expect((await bystander.callTool("echo", { text: "unharmed" })).content).toBe("unharmed");
