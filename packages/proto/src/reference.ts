@@ -138,7 +138,7 @@ export function protocolReference(): string {
     "",
     "<!-- Generated from packages/proto/src (wire.ts, reference-tools.ts, reference.ts) by `pnpm gen:docs`; do not edit by hand. -->",
     "",
-    "Transport: a Unix socket at `$VENOM_HOME/state/<app>.sock` (mode 0600 in a 0700 directory), or stdio for one-shot clients. Framing: JSON-RPC 2.0, one message per line, UTF-8, at most 1 MiB a line by default. The first request must be `hello`.",
+    "Transport: a Unix socket at `$VENOM_HOME/state/<app>.sock` (mode 0600 in a 0700 directory), or stdio for one-shot clients (`serve --stdio`: a daemon of the client's own, for one session). A running daemon is reached over another transport (ssh, say) through `dial-stdio`, which every daemon's program has: run on the daemon's host, it copies bytes between the socket and its own stdin and stdout, reading none of them, so the session is a socket session whose peer is the bridge's process, checked as any peer (docs/security-model.md, \"The stdio bridge\"). Framing: JSON-RPC 2.0, one message per line, UTF-8, at most 1 MiB a line by default. The first request must be `hello`.",
     "",
     ...SESSIONS,
     ...fingerprintExample(),
