@@ -1,4 +1,6 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { chmodSync, chownSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 
 /** A process that exists and is neither a zombie nor dead, as /proc says. */
 export function alive(pid: number): boolean {
@@ -28,4 +30,42 @@ export function comm(pid: number): string {
   } catch {
     return "";
   }
+}
+
+/** The uid and gid of nobody, the other user tests run servers and files as. */
+export const NOBODY = 65534;
+
+/**
+ * A server of another uid (nobody) listening on `home`'s socket of `app`, where a client of ours looks (it makes
+ * the home's state/ nobody's): it reports every byte it receives and the connection's end, so a test proves a
+ * client refuses it before sending a byte. Kill it when done.
+ */
+export async function impostorDaemon(home: string, app: string): Promise<{ heard(): string; kill(): void }> {
+  // nobody must reach state/ to listen there.
+  chmodSync(home, 0o711);
+  const state = join(home, "state");
+  mkdirSync(state, { mode: 0o700 });
+  chownSync(state, NOBODY, NOBODY);
+  const script = `
+    require("node:net").createServer((c) => {
+      c.on("data", (d) => process.stdout.write("GOT " + d.length + "\\n"));
+      c.on("close", () => process.stdout.write("CLOSED\\n"));
+    }).listen(${JSON.stringify(join(state, `${app}.sock`))}, () => process.stdout.write("READY\\n"));`;
+  const impostor = spawn("setpriv", ["--reuid=nobody", "--regid=nogroup", "--clear-groups", process.execPath, "-e", script], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  let heard = "";
+  impostor.stdout.on("data", (d) => {
+    heard += d;
+  });
+  const server = { heard: () => heard, kill: () => impostor.kill("SIGKILL") };
+  const deadline = Date.now() + 20_000;
+  while (!heard.includes("READY")) {
+    if (impostor.exitCode !== null || Date.now() > deadline) {
+      server.kill();
+      throw new Error(`the impostor server did not start: ${heard}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return server;
 }

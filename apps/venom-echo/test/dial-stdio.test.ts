@@ -1,10 +1,10 @@
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
-import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { StringDecoder } from "node:string_decoder";
 import { PROTOCOL } from "@venom/proto";
 import { cleanupAll, cli, connect, ECHO_BIN, RawClient, startEcho, startMux, startOrch, tempDir } from "@venom/testkit";
-import { openFds } from "@venom/testkit/proc";
+import { impostorDaemon, openFds } from "@venom/testkit/proc";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 
 /** `APP dial-stdio`, run as a user runs it, its stdout read as JSON lines (a last line without its newline is left). */
@@ -78,7 +78,6 @@ async function answerIn(lines: any[], id: number | null, context = () => ""): Pr
   }
 }
 
-const NOBODY = 65534;
 const bridges: Bridge[] = [];
 
 /** Start `dial-stdio` of the daemon's program (venom-echo unless it says otherwise) in its environment. */
@@ -224,34 +223,16 @@ describe("dial-stdio: the daemon's socket on stdin and stdout", () => {
 
   it("a socket another uid listens on never receives a byte from the bridge: exit 1 naming that uid", async () => {
     const { env, home } = emptyHome();
-    // nobody must reach state/ to listen there.
-    chmodSync(home, 0o711);
-    const state = join(home, "state");
-    mkdirSync(state, { mode: 0o700 });
-    chownSync(state, NOBODY, NOBODY);
-    // A server of another uid, listening where the bridge looks: it reports every byte it receives.
-    const script = `
-      require("node:net").createServer((c) => {
-        c.on("data", (d) => process.stdout.write("GOT " + d.length + "\\n"));
-        c.on("close", () => process.stdout.write("CLOSED\\n"));
-      }).listen(${JSON.stringify(join(state, "echo.sock"))}, () => process.stdout.write("READY\\n"));`;
-    const impostor = spawn("setpriv", ["--reuid=nobody", "--regid=nogroup", "--clear-groups", process.execPath, "-e", script], {
-      stdio: ["ignore", "pipe", "inherit"],
-    });
-    let heard = "";
-    impostor.stdout.on("data", (d) => {
-      heard += d;
-    });
+    const impostor = await impostorDaemon(home, "echo");
     try {
-      await expect.poll(() => heard, { timeout: 20_000 }).toContain("READY");
       const bridge = dialStdio({ env });
       bridge.hello();
       expect(await bridge.exit()).toBe(1);
       expect(bridge.stderr).toMatch(/venom-echo dial-stdio: the server on .*echo\.sock runs as uid 65534, not as you/);
-      await expect.poll(() => heard, { timeout: 20_000 }).toContain("CLOSED");
-      expect(heard).not.toContain("GOT");
+      await expect.poll(() => impostor.heard(), { timeout: 20_000 }).toContain("CLOSED");
+      expect(impostor.heard()).not.toContain("GOT");
     } finally {
-      impostor.kill("SIGKILL");
+      impostor.kill();
     }
   });
 

@@ -1,12 +1,11 @@
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { cleanupAll, cli, tempDir } from "@venom/testkit";
+import { impostorDaemon, NOBODY } from "@venom/testkit/proc";
 import { afterAll, describe, expect, it } from "vitest";
 
 afterAll(cleanupAll);
-
-const NOBODY = 65534;
 
 /** A fresh home as the user would have it: 0700, owned by us. */
 function home(): { home: string; env: NodeJS.ProcessEnv; workspace: string } {
@@ -103,36 +102,17 @@ describe("a home you don't own is refused (hostile VENOM_HOME)", () => {
 
   it("the client checks the server's uid (SO_PEERCRED) before sending hello", async () => {
     const { home: root, env } = home();
-    // nobody must reach state/ to listen there; the client's own check does not depend on the home's modes.
-    chmodSync(root, 0o711);
-    const state = join(root, "state");
-    mkdirSync(state, { mode: 0o700 });
-    chownSync(state, NOBODY, NOBODY);
-    const socket = join(state, "echo.sock");
-    // A server of another uid, listening where the client looks: it reports every byte it receives.
-    const script = `
-      const net = require("node:net");
-      net.createServer((c) => {
-        c.on("data", (d) => process.stdout.write("GOT " + d.length + "\\n"));
-        c.on("close", () => process.stdout.write("CLOSED\\n"));
-      }).listen(${JSON.stringify(socket)}, () => process.stdout.write("READY\\n"));`;
-    const impostor = spawn("setpriv", ["--reuid=nobody", "--regid=nogroup", "--clear-groups", process.execPath, "-e", script], {
-      stdio: ["ignore", "pipe", "inherit"],
-    });
-    let heard = "";
-    impostor.stdout.on("data", (d) => {
-      heard += d;
-    });
+    // The client's own check does not depend on the home's modes.
+    const impostor = await impostorDaemon(root, "echo");
     try {
-      await expect.poll(() => heard, { timeout: 20_000 }).toContain("READY");
       const result = cli({ env }, ["status"]);
       expect(result.code).toBe(1);
       expect(result.stderr).toMatch(/uid 65534/);
       // The impostor saw the connection end, and before that the client wrote nothing.
-      await expect.poll(() => heard, { timeout: 20_000 }).toContain("CLOSED");
-      expect(heard).not.toContain("GOT");
+      await expect.poll(() => impostor.heard(), { timeout: 20_000 }).toContain("CLOSED");
+      expect(impostor.heard()).not.toContain("GOT");
     } finally {
-      impostor.kill("SIGKILL");
+      impostor.kill();
     }
   });
 });
