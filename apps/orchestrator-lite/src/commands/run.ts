@@ -19,8 +19,9 @@ export function runCommand(app: CliApp): Command {
       "The agent starts in --cwd DIR (a relative DIR is taken from here), else here when this directory is inside the\n" +
       "workspace, else in the workspace root; DIR must resolve (symlinks followed) inside the workspace.\n" +
       "--worktree runs it in a git worktree of its own (.venom/worktrees/LABEL, branch venom/LABEL or NAME, which is in\n" +
-      "a directory: fix/NAME) made from HEAD; a confined agent writes only that worktree and what git needs of it.\n" +
-      "venom-orch diff, merge and clean JOB take it from there.",
+      "a directory: fix/NAME) made from HEAD; a confined agent writes that worktree and what git needs of it (every\n" +
+      "branch of its branch's directory among it), not your checkout. venom-orch diff, merge and clean JOB take it\n" +
+      "from there.",
     management: false,
     complete: async (home, at) => ("argument" in at && at.argument === 0 ? agentNames(app, home) : []),
     options: {
