@@ -43,7 +43,7 @@ import type { ApprovalHistory } from "./history.js";
 import { type Inbox, type InboxQuestion, NotWaiting, type QuestionExtras, type Settled } from "./inbox.js";
 import { FINAL_STATES, type JobRecord, JobStore } from "./jobs.js";
 import type { Notifier } from "./notify.js";
-import { createWorktree, type Worktree, worktreeChanges, worktreeWritable } from "./worktree.js";
+import { createWorktree, followBranch, type Worktree, worktreeChanges, worktreeWritable } from "./worktree.js";
 
 /** Who launched a job, and how to reach them while it runs. */
 export interface Launcher {
@@ -267,7 +267,7 @@ export class Orchestrator {
     let pane: PaneInfo | undefined;
     const stdio = request.acp ? new PaneStdio() : null;
     let cwd = request.cwd;
-    // A confined agent in a worktree writes only it and what git needs of it (worktree.ts, worktreeWritable).
+    // A confined agent in a worktree writes only it, its git entry and the objects (worktree.ts, worktreeWritable).
     let writableOnly: string[] | undefined;
     try {
       if (request.worktree) {
@@ -573,13 +573,18 @@ export class Orchestrator {
   }
 
   /**
-   * Record the job's end, with what it changed in its worktree: on file before the launcher hears of it; its
-   * questions still waiting are withdrawn.
+   * Record the job's end, with what it changed in its worktree (its branch moved to where it committed): on file
+   * before the launcher hears of it; its questions still waiting are withdrawn.
    */
   async #finish(live: LiveJob, change: Partial<JobRecord> & Pick<JobRecord, "state">): Promise<void> {
     Object.assign(live.record, change, { pending: null });
     const { worktree } = live.record;
-    if (worktree) Object.assign(worktree, await changesOf(worktree).catch(() => ({})));
+    if (worktree) {
+      await followBranch(worktree).catch((error: Error) =>
+        this.logger.warn({ job: live.record.id, error: error.message }, "a worktree job's branch could not follow its HEAD"),
+      );
+      Object.assign(worktree, await changesOf(worktree).catch(() => ({})));
+    }
     await this.#keep(live.record);
     this.#notify(live);
     const { id, name, state } = live.record;

@@ -1,13 +1,19 @@
-import { appendFileSync, existsSync, readFileSync } from "node:fs";
-import { dirname, join, relative, resolve } from "node:path";
+import { appendFileSync, readFileSync } from "node:fs";
+import { join, relative, resolve } from "node:path";
 import { git } from "./git.js";
 
 // A git worktree per job (docs/venom-orch.md, "Parallel agents and worktrees"):
-// made from the current HEAD of the repository holding the job's cwd, on a
+// made from the current HEAD of the repository holding the job's cwd, with a
 // branch of its own, at .venom/worktrees/LABEL inside the workspace; what the
 // job changed is read back from it, merged into the main worktree's branch
 // when the person says so, and removed with its branch. Every git command is
 // git.ts's: none runs a program the repository or an agent configured.
+//
+// The worktree's HEAD is detached at the branch, and venom-orch moves the
+// branch to it (followBranch): a job commits without writing any ref, so a
+// confined one is granted no ref at all (worktreeWritable). Git writes a ref
+// by renaming a lock file beside it, and Landlock grants directories, so a
+// grant of one branch would be a grant of its whole directory.
 
 /** Where the worktrees are, relative to the workspace; the repository ignores it (info/exclude). */
 export const WORKTREES_DIR = ".venom/worktrees";
@@ -41,30 +47,30 @@ export async function createWorktree(options: { cwd: string; workspace: string; 
   await git(repo, ["check-ref-format", "--branch", branch]);
   await ignoreWorktrees(repo);
   await git(repo, ["worktree", "add", "--quiet", "-b", branch, "--", path, base]);
+  await git(path, ["checkout", "--quiet", "--detach"]);
   // The agent runs where it was asked to, within the worktree.
   const inside = relative(repo, options.cwd);
   return { worktree: { repo, base, path, branch }, cwd: inside.startsWith("..") ? path : resolve(path, inside) };
 }
 
 /**
- * What an agent confined in the worktree may write (pane/new's writableOnly): the worktree; its own entry in the git
- * directory (HEAD, index, its reflog); the object store; the refs and reflogs of its branch's directory (venom/ for
- * the default branch), as git writes a ref by renaming a lock file beside it. It commits on its branch and writes
- * neither the main checkout nor the branches outside that directory.
+ * What an agent confined in the worktree may write (pane/new's writableOnly): the worktree, its own entry in the git
+ * directory (its HEAD, index and reflog: it commits on its detached HEAD) and the object store. It writes no ref, so
+ * neither the main checkout nor any branch, its own included: venom-orch moves that (followBranch).
  */
 export async function worktreeWritable(worktree: Worktree): Promise<string[]> {
   const gitDir = resolve(worktree.path, (await git(worktree.path, ["rev-parse", "--git-dir"])).trim());
   const common = resolve(worktree.path, (await git(worktree.path, ["rev-parse", "--git-common-dir"])).trim());
-  const branches = dirname(worktree.branch);
-  const paths = [
-    worktree.path,
-    gitDir,
-    join(common, "objects"),
-    join(common, "refs", "heads", branches),
-    join(common, "logs", "refs", "heads", branches),
-  ];
-  // No reflog directory when the repository keeps no reflogs (core.logAllRefUpdates): git then writes none.
-  return paths.filter((path) => existsSync(path));
+  return [worktree.path, gitDir, join(common, "objects")];
+}
+
+/**
+ * The job's branch moved to its worktree's HEAD, where the job committed. `branch -f` refuses while the branch is
+ * checked out in another worktree (the person's own checkout of it is never moved under them).
+ */
+export async function followBranch(worktree: Worktree): Promise<void> {
+  const head = (await git(worktree.path, ["rev-parse", "--verify", "HEAD^{commit}"])).trim();
+  await git(worktree.repo, ["branch", "--force", "--no-track", worktree.branch, head]);
 }
 
 /** `.venom/worktrees/` in the repository's info/exclude, once: never committed, never shown as untracked. */
@@ -116,11 +122,15 @@ export async function mergeWorktree(worktree: Worktree, label: string): Promise<
   if (!into) throw new Error(`the main worktree ${worktree.repo} has no branch checked out (detached HEAD); nothing was merged`);
   const before = (await git(worktree.repo, ["rev-parse", "HEAD"])).trim();
   const uncommitted = await commitLeftovers(worktree, label);
+  await followBranch(worktree);
   try {
     await git(worktree.repo, ["merge", "--no-edit", "--no-stat", "--quiet", worktree.branch]);
   } catch (error) {
     await git(worktree.repo, ["merge", "--abort"]).catch(() => undefined);
-    if (uncommitted) await git(worktree.path, ["reset", "--quiet", "--soft", uncommitted]).catch(() => undefined);
+    if (uncommitted) {
+      await git(worktree.path, ["reset", "--quiet", "--soft", uncommitted]).catch(() => undefined);
+      await followBranch(worktree).catch(() => undefined);
+    }
     throw new Error(`${worktree.branch} does not merge cleanly into ${into}; everything is as it was: ${(error as Error).message}`);
   }
   const after = (await git(worktree.repo, ["rev-parse", "HEAD"])).trim();

@@ -87,6 +87,7 @@ describe("parallel agents in worktrees", () => {
     expect(git(stack.workspace, "status", "--porcelain")).toBe("");
     // demo-3's work is as it was: uncommitted in its worktree, so clean refuses without --force.
     expect(git(join(stack.workspace, ".venom", "worktrees", "demo-3"), "log", "--oneline", "main..HEAD")).toBe("");
+    expect(git(stack.workspace, "rev-parse", "--short=12", "venom/demo-3").trim()).toBe(base);
     expect(orchCli(stack, ["clean", "demo-3", "--yes"]).stderr).toMatch(/has uncommitted changes; --force removes them too/);
     expect(orchCli(stack, ["clean", "demo-3", "--yes", "--force"]).code).toBe(0);
     expect(existsSync(join(stack.workspace, ".venom", "worktrees", "demo-3"))).toBe(false);
@@ -95,7 +96,7 @@ describe("parallel agents in worktrees", () => {
     client.close();
   });
 
-  it("a confined agent in a worktree commits on its branch, and writes neither the main checkout nor its branches and hooks", async () => {
+  it("a confined agent in a worktree commits, its branch follows, and it writes no branch, nor the main checkout and its hooks", async () => {
     // An agent that runs its prompt as a shell command, under its own Landlock sandbox: that lets it write the whole
     // workspace, and the repository is the workspace.
     const stack = await startStack({
@@ -104,25 +105,25 @@ describe("parallel agents in worktrees", () => {
     repository(stack);
     const main = stack.workspace;
     const mainHead = git(main, "rev-parse", "HEAD").trim();
+    // Another job's branch, beside this job's own in venom/.
+    git(main, "branch", "venom/another");
     const attempts = [
       "echo by-the-agent >> a.txt && git add a.txt && git -c user.name=Agent -c user.email=agent@example.com commit -qm by-the-agent && echo COMMITTED",
       `echo overwritten > ${main}/a.txt || echo MAIN-FILE-REFUSED`,
       "git update-ref refs/heads/main HEAD || echo MAIN-BRANCH-REFUSED",
+      "git update-ref refs/heads/venom/another HEAD || echo SIBLING-BRANCH-REFUSED",
+      "git update-ref refs/heads/venom/shell-1 HEAD || echo OWN-BRANCH-REFUSED",
       `echo 'touch ${main}/hooked' > ${main}/.git/hooks/post-checkout || echo HOOK-REFUSED`,
       `echo '[core]' >> ${main}/.git/config || echo CONFIG-REFUSED`,
     ];
     const { client } = await stack.person();
-    // Its branch's directory of refs is what it may write: never the top one, which holds main.
-    await expect(client.callTool("agent", { agent: "shell", prompt: "true", worktree: true, branch: "notes" })).rejects.toThrow(
-      /branch: a branch name in a directory of branches, as fix\/NAME/,
-    );
     const result = await client.callTool("agent", { agent: "shell", prompt: attempts.join("; "), worktree: true });
     expect(result.status, result.content).toBe("ok");
-    for (const said of ["COMMITTED", "MAIN-FILE-REFUSED", "MAIN-BRANCH-REFUSED", "HOOK-REFUSED", "CONFIG-REFUSED"]) {
-      expect(result.content).toContain(said);
-    }
+    const refused = ["MAIN-FILE", "MAIN-BRANCH", "SIBLING-BRANCH", "OWN-BRANCH", "HOOK", "CONFIG"].map((what) => `${what}-REFUSED`);
+    for (const said of ["COMMITTED", ...refused]) expect(result.content).toContain(said);
+    // It committed on the worktree's detached HEAD; venom-orch moved its branch there when it ended.
     expect(git(main, "log", "--format=%s", "-1", "venom/shell-1").trim()).toBe("by-the-agent");
-    expect(git(main, "rev-parse", "main").trim()).toBe(mainHead);
+    expect(git(main, "rev-parse", "main", "venom/another").trim().split("\n")).toEqual([mainHead, mainHead]);
     expect(readFileSync(join(main, "a.txt"), "utf8")).not.toContain("overwritten");
     expect(existsSync(join(main, ".git", "hooks", "post-checkout"))).toBe(false);
     // What it committed merges as any job's: the person decides.
@@ -171,12 +172,12 @@ describe("parallel agents in worktrees", () => {
     const stack = await startStack();
     repository(stack);
     const { client } = await stack.person((request) => (request.tool === "agent" ? "approve" : "deny"));
-    await client.callTool("agent", { agent: "demo", prompt: "write note.txt hi", background: true, worktree: true, branch: "fix/notes" });
+    await client.callTool("agent", { agent: "demo", prompt: "write note.txt hi", background: true, worktree: true, branch: "notes" });
     await expect.poll(async () => (await client.request("inbox/list", {})).questions.length, { timeout: 20_000 }).toBe(1);
     const [question] = (await client.request("inbox/list", {})).questions;
     const details = await client.request("inbox/details", { id: question?.id as string });
     expect(details.worktree).toMatchObject({
-      branch: "fix/notes",
+      branch: "notes",
       path: join(stack.workspace, ".venom", "worktrees", "demo-1"),
       commits: [],
     });

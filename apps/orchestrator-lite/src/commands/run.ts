@@ -18,10 +18,9 @@ export function runCommand(app: CliApp): Command {
       "run AGENT PROMPT [--cwd DIR] [--background] [--worktree [--branch NAME]] [--timeout SECONDS] [--yes] [--workspace DIR]\n\n" +
       "The agent starts in --cwd DIR (a relative DIR is taken from here), else here when this directory is inside the\n" +
       "workspace, else in the workspace root; DIR must resolve (symlinks followed) inside the workspace.\n" +
-      "--worktree runs it in a git worktree of its own (.venom/worktrees/LABEL, branch venom/LABEL or NAME, which is in\n" +
-      "a directory: fix/NAME) made from HEAD; a confined agent writes that worktree and what git needs of it (every\n" +
-      "branch of its branch's directory among it), not your checkout. venom-orch diff, merge and clean JOB take it\n" +
-      "from there.",
+      "--worktree runs it in a git worktree of its own (.venom/worktrees/LABEL) made from HEAD, detached at a new\n" +
+      "branch venom/LABEL or NAME that follows it when the job ends; a confined agent writes that worktree, its git\n" +
+      "entry and the object store: no branch, not your checkout. venom-orch diff, merge and clean JOB take it from there.",
     management: false,
     complete: async (home, at) => ("argument" in at && at.argument === 0 ? agentNames(app, home) : []),
     options: {

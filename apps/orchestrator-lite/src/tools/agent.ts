@@ -23,14 +23,10 @@ const AgentInput = z.strictObject({
   background: z.boolean().default(false),
   /** Run it in a git worktree of its own, on a new branch (default: the agent's `worktree` setting). */
   worktree: z.boolean().optional(),
-  /**
-   * The worktree's branch (default venom/LABEL), in a directory (fix/NAME): a confined agent may write the refs of its
-   * branch's directory, and the top one holds every other branch (docs/venom-orch.md, "Parallel agents and worktrees").
-   */
+  /** The worktree's branch (default venom/LABEL); git checks the name too (worktree.ts). */
   branch: z
     .string()
     .regex(/^[A-Za-z0-9][A-Za-z0-9._/-]{0,99}$/, "a branch name: letters, digits and . _ / -")
-    .regex(/^[^/]+\/./, "a branch name in a directory of branches, as fix/NAME")
     .optional(),
 });
 type AgentInput = z.infer<typeof AgentInput>;
