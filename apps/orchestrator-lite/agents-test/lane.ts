@@ -4,10 +4,11 @@
 // the daemons' environments, so a test can prove none reached the agent or the endpoint.
 import { spawnSync } from "node:child_process";
 import { mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { ORCH_BIN, tempDir } from "@venom/testkit";
 import { type ModelProvider, startModelProvider } from "@venom/testkit/model-provider";
 import { expect } from "vitest";
+import type { JobRecord } from "../src/jobs.js";
 import { type Stack, startStack } from "../test/stack.js";
 
 export const KEY = "sk-lane-key-5e1f";
@@ -31,7 +32,7 @@ export interface Lane {
   /** venom-orch's CLI as the user runs it, `input` on its stdin. */
   orch(args: string[], input?: string): { code: number | null; stdout: string; stderr: string };
   /** `venom-orch jobs --json`, by label. */
-  jobs(): Record<string, { name: string; state: string; worktree: { stat: string } | null }>;
+  jobs(): Record<string, JobRecord>;
   /** Another scripted model provider, closed with the lane: for a second agent whose tools are named otherwise. */
   anotherProvider(): Promise<ModelProvider>;
   /** `venom-orch run AGENT PROMPT [flags]` on a terminal; `answers` typed in order, each at its own y/N question. */
@@ -58,19 +59,31 @@ export interface Lane {
 export async function startLane(
   executables: Record<string, string>,
   config: string,
-  { nodeFirst }: { /** A Node's bin directory put first on the daemons' PATH: the agents' `node`. */ nodeFirst?: string } = {},
+  {
+    nodeFirst,
+    confined,
+  }: {
+    /** A Node's bin directory put first on the daemons' PATH: the agents' `node`. */
+    nodeFirst?: string;
+    /**
+     * The agents run confined: their packages' directories go on PATH too, as a confined process reads and runs
+     * only the system, Node's and PATH's directories and the workspace (`npm install -g` puts them under /usr).
+     */
+    confined?: boolean;
+  } = {},
 ): Promise<Lane> {
   const provider = await startModelProvider();
   // Installed as `npm install -g` would: a directory on the user's PATH (an ACP adapter finds its CLI there).
   const bin = tempDir("agents-bin");
   for (const [name, file] of Object.entries(executables)) symlinkSync(file, join(bin, name));
+  const packages = confined ? Object.values(executables).map((file) => dirname(dirname(file))) : [];
   const stack = await startStack({
     config: config.replaceAll(ENDPOINT, provider.url),
     env: {
       LANE_CANARY: CANARIES.daemon,
       ANTHROPIC_API_KEY: CANARIES.daemonKey,
       OPENAI_API_KEY: CANARIES.daemonKey,
-      PATH: [...(nodeFirst ? [nodeFirst] : []), bin, process.env.PATH].join(":"),
+      PATH: [...(nodeFirst ? [nodeFirst] : []), bin, ...packages, process.env.PATH].join(":"),
     },
   });
   const userEnv = {
@@ -87,7 +100,7 @@ export async function startLane(
     stack,
     provider,
     jobs() {
-      const { jobs } = JSON.parse(lane.orch(["jobs", "--json"]).stdout) as { jobs: ReturnType<Lane["jobs"]>[string][] };
+      const { jobs } = JSON.parse(lane.orch(["jobs", "--json"]).stdout) as { jobs: JobRecord[] };
       return Object.fromEntries(jobs.map((job) => [job.name, job]));
     },
     async anotherProvider() {

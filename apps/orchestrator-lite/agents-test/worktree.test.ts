@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { cleanupAll, tempDir } from "@venom/testkit";
 import { binOf } from "@venom/testkit/npm-cache";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { FINAL_STATES } from "../src/jobs.js";
 import { CLAUDE, CLAUDE_ENV, CODEX, KEY, type Lane, pointCodexAt, startLane } from "./lane.js";
 
 afterAll(cleanupAll);
@@ -11,6 +12,8 @@ afterAll(cleanupAll);
 const git = (cwd: string, ...args: string[]) => execFileSync("git", args, { cwd, encoding: "utf8" });
 const LINES = Array.from({ length: 10 }, (_, i) => `line ${i + 1}`);
 const text = (lines: string[]) => `${lines.join("\n")}\n`;
+/** The shell command by which an agent commits what it changed, under its own name. */
+const commit = (who: string) => `git -c user.name=${who} -c user.email=${who.toLowerCase()}@example.com commit -qam`;
 
 /**
  * The workspace as a repository with a.txt of ten lines, and hostile: a post-checkout and a post-merge hook and a
@@ -39,9 +42,11 @@ describe("Claude Code and Codex in worktrees of one repository (docs/venom-orch.
   let lane: Lane | undefined;
   afterEach(async () => lane?.close());
 
-  it("both run in the background at once, each in its own worktree; diff shows claude-1's change, merge lands it, and the repository's hooks and filters never run", async () => {
-    const config = `[agents.claude]\ntransport = "cli"\npermissions = "full"\n[agents.claude.env]\n${CLAUDE_ENV}\n[agents.codex]\ntransport = "cli"\npermissions = "full"\n`;
-    lane = await startLane({ claude: join(binOf(CLAUDE), "claude"), codex: join(binOf(CODEX), "codex") }, config);
+  it("both run confined in the background at once, each in its own worktree, and commit; diff shows claude-1's change, merge lands it, and the repository's hooks and filters never run", async () => {
+    // Confined (their own sandbox): each writes its worktree, its git entry and the objects, and commits on its
+    // worktree's detached HEAD; venom-orch moves its branch there when it ends.
+    const config = `[agents.claude]\ntransport = "cli"\npermissions = "full"\nsandbox = "landlock"\n[agents.claude.env]\n${CLAUDE_ENV}\n[agents.codex]\ntransport = "cli"\npermissions = "full"\nsandbox = "landlock"\n`;
+    lane = await startLane({ claude: join(binOf(CLAUDE), "claude"), codex: join(binOf(CODEX), "codex") }, config, { confined: true });
     const marks = join(tempDir("marks"), "ran");
     hostileRepository(lane, marks);
     // Each agent its own scripted model: the turns name each one's tools. Claude reads a file before it overwrites it.
@@ -50,11 +55,17 @@ describe("Claude Code and Codex in worktrees of one repository (docs/venom-orch.
     lane.provider.script(
       { tool: "Read", input: { file_path: claudeFile } },
       { tool: "Write", input: { file_path: claudeFile, content: text(byClaude) } },
+      { tool: "Bash", input: { command: `${commit("Claude")} 'first line, by claude'`, description: "commit the change" } },
       { text: "changed the first line" },
     );
     const codexModel = await lane.anotherProvider();
     codexModel.script(
-      { tool: "exec_command", input: { cmd: "sed -i 's/^line 10$/last, by codex/' a.txt" } },
+      {
+        tool: "exec_command",
+        input: {
+          cmd: `sed -i 's/^line 10$/last, by codex/' a.txt && ${commit("Codex")} 'last line, by codex'; git update-ref refs/heads/main HEAD`,
+        },
+      },
       { text: "changed the last line" },
     );
     expect(lane.orch(["agents", "login", "claude", "--api-key"], `${KEY}\n`).code).toBe(0);
@@ -64,16 +75,28 @@ describe("Claude Code and Codex in worktrees of one repository (docs/venom-orch.
       const started = lane.orch(["run", "--worktree", agent, `change a.txt (${agent})`, "--background", "--yes"]);
       expect(started.code, started.stderr).toBe(0);
     }
-    await expect
-      .poll(() => [lane?.jobs()["claude-1"]?.state, lane?.jobs()["codex-1"]?.state], { timeout: 240_000, interval: 1000 })
-      .toEqual(["done", "done"]);
+    const ended = () => ["claude-1", "codex-1"].map((job) => lane?.jobs()[job]).filter((j) => j && FINAL_STATES.includes(j.state));
+    await expect.poll(() => ended().length, { timeout: 240_000, interval: 1000 }).toBe(2);
+    expect(
+      ended().map((j) => [j?.state, j?.note]),
+      JSON.stringify(ended()),
+    ).toEqual([
+      ["done", null],
+      ["done", null],
+    ]);
 
     // Each worktree holds its own agent's change and nothing of the other's; the main checkout is untouched.
+    // Confined, Codex could not move main to its commit (unconfined, it would have).
+    expect(git(lane.stack.workspace, "log", "--format=%s", "-1", "main", "--")).toBe("ten lines\n");
     const worktree = (job: string) => join(lane?.stack.workspace as string, ".venom", "worktrees", job);
     expect(readFileSync(join(worktree("claude-1"), "a.txt"), "utf8")).toBe(text(byClaude));
     expect(readFileSync(join(worktree("codex-1"), "a.txt"), "utf8")).toBe(text(LINES.map((l, i) => (i === 9 ? "last, by codex" : l))));
     expect(readFileSync(join(lane.stack.workspace, "a.txt"), "utf8")).toBe(text(LINES));
     expect(lane.jobs()["claude-1"]?.worktree?.stat).toMatch(/a\.txt \| 2 \+-/);
+    // Their commits are on their branches, and in their results.
+    expect(git(lane.stack.workspace, "log", "--format=%s", "-1", "venom/claude-1", "--")).toBe("first line, by claude\n");
+    expect(git(lane.stack.workspace, "log", "--format=%s", "-1", "venom/codex-1", "--")).toBe("last line, by codex\n");
+    expect(lane.jobs()["codex-1"]?.worktree?.commits).toEqual([expect.stringMatching(/^[0-9a-f]+ last line, by codex$/)]);
 
     const diff = lane.orch(["diff", "claude-1"]);
     expect(diff.code, diff.stderr).toBe(0);
@@ -84,7 +107,7 @@ describe("Claude Code and Codex in worktrees of one repository (docs/venom-orch.
     expect(merged.code, merged.stderr).toBe(0);
     expect(merged.stdout).toMatch(/fast-forwarded venom\/claude-1 into main/);
     expect(readFileSync(join(lane.stack.workspace, "a.txt"), "utf8")).toBe(text(byClaude));
-    expect(git(lane.stack.workspace, "log", "--format=%s", "-1")).toContain("the uncommitted work of claude-1");
+    expect(git(lane.stack.workspace, "log", "--format=%s", "-1")).toBe("first line, by claude\n");
     // codex-1's change is on its own branch, still to merge or clean.
     expect(lane.orch(["diff", "codex-1"]).stdout).toMatch(/-line 10\n\+last, by codex/);
 
