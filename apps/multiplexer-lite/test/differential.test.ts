@@ -146,6 +146,11 @@ const CASES: Case[] = [
     bytes: `${lines(5, "main")}${ESC}[?1049h${ESC}[Hfull screen program${ESC}[?1049lback\n`,
     captures: [["-S", "-"], []],
   },
+  {
+    name: "on the alternate screen, the history above it is the normal screen's",
+    bytes: `${lines(40, "main")}${ESC}[?1049h${ESC}[Hfull screen program\nits second line`,
+    captures: [["-S", "-"], ["-S", "-5"], ["-S", "-", "-J"], ["-S", "-3", "-E", "2", "-e"], []],
+  },
 ];
 
 const daemon = daemonForFile({ config: "[mux]\nscrollback_lines = 10000\n" });

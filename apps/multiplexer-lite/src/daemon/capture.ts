@@ -22,15 +22,15 @@ export interface CaptureOptions {
  * unless -N or -J; with -J a wrapped line runs on into the next.
  */
 export function capture(terminal: Terminal, options: CaptureOptions = {}): string {
-  const buffer = terminal.buffer.active;
-  const history = buffer.baseY;
+  const buffer = linesOf(terminal);
+  const history = buffer.history;
   const last = history + terminal.rows - 1;
   const line = (n: number | undefined, otherwise: number) => (n === undefined ? otherwise : Math.min(last, Math.max(0, history + n)));
   let top = line(options.start, history);
   let bottom = line(options.end, last);
   if (bottom < top) [top, bottom] = [bottom, top];
   const trim = !options.join && !options.trailingSpaces;
-  const cell = buffer.getNullCell();
+  const cell = terminal.buffer.active.getNullCell();
   const sgr = new SgrRuns();
   let out = "";
   for (let y = top; y <= bottom; y++) {
@@ -41,6 +41,16 @@ export function capture(terminal: Terminal, options: CaptureOptions = {}): strin
     if (!options.join || buffer.getLine(y + 1)?.isWrapped !== true) out += "\n";
   }
   return out;
+}
+
+/**
+ * The lines capture numbers: the history, then the screen. On the alternate screen, which keeps no history, the
+ * history is still the normal screen's, as in tmux (its grid's history stays while the alternate screen is shown).
+ */
+function linesOf(terminal: Terminal): { history: number; getLine(y: number): IBufferLine | undefined } {
+  const { active, normal } = terminal.buffer;
+  const history = normal.baseY;
+  return { history, getLine: (y) => (y < history ? normal.getLine(y) : active.getLine(active.baseY + y - history)) };
 }
 
 /** Cells up to and including the last character written (an erase, even in colour, writes none): tmux's "cells used". */
