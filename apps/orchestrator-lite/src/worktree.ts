@@ -69,6 +69,9 @@ export async function worktreeWritable(worktree: Worktree): Promise<string[]> {
  * checked out in another worktree (the person's own checkout of it is never moved under them).
  */
 export async function followBranch(worktree: Worktree): Promise<void> {
+  // A worktree made with its branch checked out (before HEAD was detached) moves the branch itself.
+  const on = (await git(worktree.path, ["symbolic-ref", "--quiet", "HEAD"]).catch(() => "")).trim();
+  if (on === `refs/heads/${worktree.branch}`) return;
   const head = (await git(worktree.path, ["rev-parse", "--verify", "HEAD^{commit}"])).trim();
   await git(worktree.repo, ["branch", "--force", "--no-track", worktree.branch, head]);
 }

@@ -132,6 +132,21 @@ describe("parallel agents in worktrees", () => {
     client.close();
   });
 
+  it("a worktree with its branch checked out (made by an earlier venom-orch) merges its commits", async () => {
+    const stack = await startStack();
+    repository(stack);
+    const { client } = await stack.person();
+    expect((await client.callTool("agent", { agent: "demo", prompt: "hello", worktree: true })).status).toBe("ok");
+    const path = join(stack.workspace, ".venom", "worktrees", "demo-1");
+    git(path, "checkout", "-q", "venom/demo-1");
+    writeFileSync(join(path, "b.txt"), "on the branch\n");
+    git(path, "add", "b.txt");
+    git(path, "commit", "-qm", "on the checked-out branch");
+    expect(orchCli(stack, ["merge", "demo-1", "--yes"]).stdout).toMatch(/^fast-forwarded venom\/demo-1 into main/);
+    expect(git(stack.workspace, "log", "--format=%s", "-1")).toBe("on the checked-out branch\n");
+    client.close();
+  });
+
   it("without --worktree, a second job in the same checkout is told another job runs there", async () => {
     const stack = await startStack();
     repository(stack);
