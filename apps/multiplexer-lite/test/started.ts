@@ -48,9 +48,9 @@ export function daemonForFile(options: StartOptions = {}): () => TestDaemon {
   };
 }
 
-/** In a describe whose tests need tmux: each is skipped, saying why, where tmux is absent (never here or in CI). */
+/** In a describe whose tests need tmux: each fails, saying what to install, where tmux is absent (a skip would hide them). */
 export function needsTmux(): void {
-  beforeEach((context) => {
-    if (TMUX_MISSING) context.skip(TMUX_MISSING);
+  beforeEach(() => {
+    if (TMUX_MISSING) throw new Error(TMUX_MISSING);
   });
 }
