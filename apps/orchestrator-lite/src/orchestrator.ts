@@ -574,10 +574,10 @@ export class Orchestrator {
 
   /**
    * Record the job's end, with what it changed in its worktree (its branch moved to where it committed): on file
-   * before the launcher hears of it; its questions still waiting are withdrawn.
+   * before the launcher hears of it; its questions still waiting are withdrawn. What it changed is read before the
+   * record says it ended, so whoever sees it ended sees that too.
    */
   async #finish(live: LiveJob, change: Partial<JobRecord> & Pick<JobRecord, "state">): Promise<void> {
-    Object.assign(live.record, change, { pending: null });
     const { worktree } = live.record;
     if (worktree) {
       await followBranch(worktree).catch((error: Error) =>
@@ -585,6 +585,7 @@ export class Orchestrator {
       );
       Object.assign(worktree, await changesOf(worktree).catch(() => ({})));
     }
+    Object.assign(live.record, change, { pending: null });
     await this.#keep(live.record);
     this.#notify(live);
     const { id, name, state } = live.record;
