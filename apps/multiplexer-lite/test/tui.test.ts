@@ -119,9 +119,7 @@ describe("real programs look the same in venom-mux and in tmux", () => {
     it(scenario.name, async () => {
       // A skip would hide the test: a machine without the program fails it, saying what to install.
       if (scenario.needs && !installed(scenario.needs))
-        throw new Error(
-          `${scenario.needs} is not installed: this test runs it (apt-get install ${scenario.needs === "top" ? "procps" : scenario.needs})`,
-        );
+        throw new Error(`${scenario.needs} is not installed: this test runs it (README, "Two commands")`);
       const name = `tui${index}`;
       const argv = ["env", ...ENV, ...scenario.argv];
       const created = cli(daemon(), ["new", "-d", "-n", name, "-x", String(COLS), "-y", String(ROWS), "--", ...argv]);
