@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { chmodSync, chownSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
+import { chmodSync, chownSync, mkdirSync, readdirSync, readFileSync, readlinkSync } from "node:fs";
 import { join } from "node:path";
 
 /** A process that exists and is neither a zombie nor dead, as /proc says. */
@@ -30,6 +30,30 @@ export function comm(pid: number): string {
   } catch {
     return "";
   }
+}
+
+/**
+ * What the sockets a process holds are, as the kernel lists them (/proc/net): "listening" for a Unix socket that
+ * accepts, "inet" for any TCP or UDP socket, else "connected".
+ */
+export function socketsOf(pid: number): string[] {
+  const inodes = readdirSync(`/proc/${pid}/fd`).flatMap((fd) => {
+    try {
+      return /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`))?.[1] ?? [];
+    } catch {
+      return [];
+    }
+  });
+  const table = (file: string, inodeColumn: number) =>
+    readFileSync(`/proc/net/${file}`, "utf8")
+      .split("\n")
+      .slice(1)
+      .map((line) => line.trim().split(/\s+/))
+      .filter((columns) => inodes.includes(columns[inodeColumn] as string));
+  const inet = ["tcp", "tcp6", "udp", "udp6"].flatMap((file) => table(file, 9)).map(() => "inet");
+  // Flags 00010000: the socket accepts connections (__SO_ACCEPTCON).
+  const unix = table("unix", 6).map((columns) => (columns[3] === "00010000" ? "listening" : "connected"));
+  return [...inet, ...unix];
 }
 
 /** The uid and gid of nobody, the other user tests run servers and files as. */

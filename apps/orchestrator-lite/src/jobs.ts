@@ -39,6 +39,8 @@ export const JobRecordSchema = z.strictObject({
   refusedRequests: z.number().int().default(0),
   /** The relayed approval it waits for (label and tool), while awaiting approval. */
   pending: z.string().nullable().default(null),
+  /** The `[hosts.NAME]` it runs on (docs/remote.md); null on this machine. */
+  host: z.string().nullable().default(null),
   /** Its git worktree (`run --worktree`), and what the job changed there once it ended (docs/venom-orch.md, "Parallel agents and worktrees"). */
   worktree: z
     .strictObject({

@@ -29,10 +29,11 @@ const MAX_RUNNING = 4;
 /** What a desktop notifier needs to reach the session, beside the base set every child of Venom gets: never a credential. */
 const DESKTOP_VARS = ["HOME", "DISPLAY", "WAYLAND_DISPLAY", "DBUS_SESSION_BUS_ADDRESS", "XDG_RUNTIME_DIR"];
 
-function notifyEnv(from: NodeJS.ProcessEnv): Record<string, string> {
+/** The base set every child of Venom gets and `extra`, of `from`: a program venom-orch runs itself sees nothing else. */
+export function passedEnv(from: NodeJS.ProcessEnv, extra: readonly string[]): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [name, value] of Object.entries(from)) {
-    const wanted = [...BASE_ENV, ...DESKTOP_VARS].some((p) => (p.endsWith("*") ? name.startsWith(p.slice(0, -1)) : name === p));
+    const wanted = [...BASE_ENV, ...extra].some((p) => (p.endsWith("*") ? name.startsWith(p.slice(0, -1)) : name === p));
     if (wanted && value !== undefined) env[name] = value;
   }
   return env;
@@ -46,7 +47,7 @@ export class Notifier {
     private readonly command: readonly string[] | undefined,
     private readonly log: (message: string, fields: Record<string, unknown>) => void,
   ) {
-    this.#env = notifyEnv(process.env);
+    this.#env = passedEnv(process.env, DESKTOP_VARS);
   }
 
   send(event: NotifyEvent): void {

@@ -8,6 +8,7 @@ import {
   cutMiddle,
   fitEncoded,
   type Grant,
+  hostLabel,
   type InboxDetailsResultSchema,
   type PaneInfo,
   parseMarkers,
@@ -40,6 +41,8 @@ import { untilAborted } from "./abort.js";
 import { PaneStdio } from "./acp/pane-stdio.js";
 import { type Adapter, muxMain } from "./adapters.js";
 import type { ApprovalHistory } from "./history.js";
+import type { HostConfig } from "./host-config.js";
+import { dialHost, type HostLink, hostUnreachable } from "./host-link.js";
 import { type Inbox, type InboxQuestion, NotWaiting, type QuestionExtras, type Settled } from "./inbox.js";
 import { FINAL_STATES, type JobRecord, JobStore } from "./jobs.js";
 import type { Notifier } from "./notify.js";
@@ -77,6 +80,8 @@ export interface LaunchRequest {
   acp?: { prompt: string; maxMessageBytes: number };
   /** Run it in a git worktree of its own (worktree.ts), on `branch` or venom/LABEL. */
   worktree?: { branch?: string | undefined };
+  /** Run it on another host (docs/remote.md): its venom-mux, reached through the host's transport. */
+  host?: { name: string; config: HostConfig };
 }
 
 /** How a job ended, for the tool result: the exit code and a bounded tail of its screen (untrusted). */
@@ -157,9 +162,14 @@ export class Orchestrator {
       .filter((job) => !FINAL_STATES.includes(job.state))
       .map((job) => ({
         ...job,
-        state: "cancelled" as const,
+        // A host's job lost its bridge with venom-orch: as when the bridge dies under a running venom-orch (docs/remote.md, "Failure").
+        ...(job.host !== null
+          ? {
+              state: "failed" as const,
+              note: `host ${job.host} unreachable: venom-orch ended while this job ran; the remote venom-mux stopped its pane`,
+            }
+          : { state: "cancelled" as const, note: "venom-orch ended while this job ran; venom-mux stopped its pane" }),
         endedAt: new Date().toISOString(),
-        note: "venom-orch ended while this job ran; venom-mux stopped its pane",
       }));
     for (const job of this.interrupted) void this.#keep(job);
     this.#store.prune(previous);
@@ -237,6 +247,7 @@ export class Orchestrator {
       transport: request.acp ? "acp" : "cli",
       refusedRequests: 0,
       pending: null,
+      host: request.host?.name ?? null,
       worktree: null,
     };
     const controller = new AbortController();
@@ -265,6 +276,8 @@ export class Orchestrator {
     const { signal } = live.controller;
     let client: VenomClient | undefined;
     let pane: PaneInfo | undefined;
+    const { host } = request;
+    let link: HostLink | undefined;
     const stdio = request.acp ? new PaneStdio() : null;
     let cwd = request.cwd;
     // A confined agent in a worktree writes only it, its git entry and the objects (worktree.ts, worktreeWritable).
@@ -281,28 +294,41 @@ export class Orchestrator {
         writableOnly = await worktreeWritable(made.worktree);
         this.#update(live, { worktree: { ...made.worktree, commits: [], stat: "", untracked: [], removed: false } });
       }
-      const connecting = this.#connectMux({
+      const options: ClientOptions = {
         client: this.server,
-        workspace: request.launcher.workspace,
         gate: (approval) => this.#relay(live, approval),
         onEvent: (method, params) => stdio?.onEvent(method, params),
-      });
+      };
+      // A host's venom-mux works in its own workspace (or the host's `workspace`): this one's is no path there.
+      const connecting = host
+        ? dialHost(host.name, host.config, options).then((made) => {
+            link = made;
+            return made.client;
+          })
+        : this.#connectMux({ ...options, workspace: request.launcher.workspace });
       // A connection made after a stop is nobody's: closed at once.
       connecting.then(
-        (late) => signal.aborted && late.close(),
+        (late) => signal.aborted && (link ? link.close() : late.close()),
         () => undefined,
       );
       client = await untilAborted(connecting, signal);
       stdio?.flowThrough(client);
+      if (host) {
+        // The job runs where the host's venom-mux works; that host's configuration confines it (docs/remote.md, "Who is trusted").
+        const there = host.config.workspace ?? client.hello.workspace;
+        if (!there) throw new Error(`host ${host.name}'s venom-mux has no workspace: set workspace in [hosts.${host.name}]`);
+        cwd = there;
+        this.#update(live, { cwd });
+      }
       // venom-mux read config.toml when it started; a change since (an agent's sandbox turned on) is not yet its own.
       const { notices } = client.hello;
-      if (!request.confinement.every((notice) => notices.includes(notice))) {
+      if (!host && !request.confinement.every((notice) => notices.includes(notice))) {
         throw new Error(
           "refused: venom-mux does not confine as venom-orch's configuration says: it runs with the configuration it read when it started, before config.toml changed; restart it (venom-mux restart) and run again; nothing was started",
         );
       }
       // Its agent keeps the confinement of the record the launcher descends from (docs/security-model.md, Confinement).
-      const confinedAs = ancestorRecord(request.launcher);
+      const confinedAs = host ? null : ancestorRecord(request.launcher);
       // A pane made after a stop is still ended: it lives as long as this connection, closed below.
       pane = await untilAborted(
         client.request("pane/new", {
@@ -324,10 +350,11 @@ export class Orchestrator {
         signal,
       );
       live.pane = { client, id: pane.id };
-      const paneRecord = listRecords(this.home).find((r) => r.pid === pane?.pid)?.id;
+      // A host's pid and records are that host's: this machine's /proc and records say nothing of them.
+      const paneRecord = host ? undefined : listRecords(this.home).find((r) => r.pid === pane?.pid)?.id;
       this.#update(live, { pid: pane.pid, ...(paneRecord ? { lineage: [...live.record.lineage, paneRecord] } : {}) });
       // A program that ended before it was seen running (its exec failed, or it was that quick) goes straight to its end.
-      if (await startedWithArgv(pane.pid, request.argv)) this.#update(live, { state: "running" });
+      if (host || (await startedWithArgv(pane.pid, request.argv))) this.#update(live, { state: "running" });
       if (stdio && request.acp) return await this.#acpTurn(live, request, request.acp, client, pane, stdio);
       const ended = await untilAborted(client.request("pane/wait", { target: pane.id }), signal);
       const tail = await this.#tail(client, pane.id);
@@ -342,12 +369,20 @@ export class Orchestrator {
     } catch (error) {
       const stop = signal.reason instanceof JobStop ? signal.reason.state : null;
       const tail = client && pane ? await this.#tail(client, pane.id).catch(() => "") : "";
-      const note = stop === "timeout" ? `timed out after ${request.timeoutSeconds}s` : stop ? "cancelled" : describe(error);
+      const note =
+        stop === "timeout"
+          ? `timed out after ${request.timeoutSeconds}s`
+          : stop
+            ? "cancelled"
+            : host
+              ? await hostUnreachable(host.name, error, link)
+              : describe(error);
       await this.#finish(live, { state: stop ?? "failed", endedAt: new Date().toISOString(), note });
       return { job: live.record, tail };
     } finally {
       if (client && pane) await client.request("pane/kill", { target: pane.id }).catch(() => undefined);
       client?.close();
+      link?.close();
       stdio?.end();
     }
   }
@@ -372,7 +407,8 @@ export class Orchestrator {
     const turn = runAcp({
       name: live.record.name,
       workspace: request.launcher.workspace,
-      cwd: request.cwd,
+      // A host's job works where that host's venom-mux does (its record's cwd, set once connected).
+      cwd: live.record.host !== null ? live.record.cwd : request.cwd,
       prompt: acp.prompt,
       fullModes: request.adapter.permissions === "full" ? (request.adapter.acp?.fullModes ?? []) : null,
       maxMessageBytes: acp.maxMessageBytes,
@@ -429,8 +465,10 @@ export class Orchestrator {
    * it; for the owner's job the question waits in the inbox, and a foreground
    * job's terminal is asked at the same time: the first answer wins.
    */
-  async #relay(live: LiveJob, request: ApprovalRequest, acp?: QuestionExtras["acp"]): Promise<"approve" | "deny"> {
+  async #relay(live: LiveJob, asked: ApprovalRequest, acp?: QuestionExtras["acp"]): Promise<"approve" | "deny"> {
     const { launcher, record } = live;
+    // A host's question is labelled with the host, in the one place every question of its job passes (docs/remote.md, "What a remote host can make you approve").
+    const request = record.host === null ? asked : { ...asked, label: hostLabel(asked.label, record.host) };
     const fields = {
       job: record.id,
       name: record.name,

@@ -40,6 +40,8 @@ export interface LaunchFacts {
   found: string[];
   transport: "cli" | "acp";
   checkout?: CheckoutFacts;
+  /** The host it runs on (docs/remote.md), and the transport's argv that reaches it. */
+  host?: { name: string; via: readonly string[] };
 }
 
 /** Where the job's files are: a worktree of its own, or a checkout another job already runs in. */
@@ -60,11 +62,15 @@ export function launchSummary(facts: LaunchFacts): string {
   // The prompt is what the agent reads: a person approving it is told when it carried characters they cannot see.
   const shownPrompt = terminalShown(prompt, { singleLine: true });
   const escaped = shownPrompt.escaped > 0 ? `, ${escapedNote(shownPrompt.escaped)}` : "";
+  const { host } = facts;
   const lines = [
-    `launch ${adapter.name}${transport === "acp" ? " over ACP" : ""}${background ? " in the background" : ""} in ${line(where)}${adapter.permissions === "full" ? full : ""}`,
+    `launch ${adapter.name}${transport === "acp" ? " over ACP" : ""}${host ? ` on host ${host.name}` : ""}${background ? " in the background" : ""} in ${line(where)}${adapter.permissions === "full" ? full : ""}`,
     `prompt (${[...prompt].length} characters${escaped}): ${cutMiddle(shownPrompt.text, PROMPT_SHOWN)}`,
     `it ${whoDecides(adapter, transport)}`,
   ];
+  if (host) {
+    lines.push(`host ${host.name} is reached through: ${line(host.via.join(" "))}; its questions come labelled @${host.name}`);
+  }
   const { worktree, busyWith } = facts.checkout ?? {};
   if (worktree) {
     lines.push(

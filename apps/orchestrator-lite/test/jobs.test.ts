@@ -27,6 +27,7 @@ function job(id: string, state: JobRecord["state"], note: string | null = null):
     transport: "cli",
     refusedRequests: 0,
     pending: null,
+    host: null,
     worktree: null,
   };
 }

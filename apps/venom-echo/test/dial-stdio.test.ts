@@ -1,10 +1,10 @@
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
-import { existsSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { StringDecoder } from "node:string_decoder";
 import { PROTOCOL } from "@venom/proto";
 import { cleanupAll, cli, connect, ECHO_BIN, RawClient, startEcho, startMux, startOrch, tempDir } from "@venom/testkit";
-import { impostorDaemon, openFds } from "@venom/testkit/proc";
+import { impostorDaemon, openFds, socketsOf } from "@venom/testkit/proc";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 
 /** `APP dial-stdio`, run as a user runs it, its stdout read as JSON lines (a last line without its newline is left). */
@@ -95,30 +95,6 @@ function dialStdio(daemon: { env: NodeJS.ProcessEnv; bin?: string }, args: strin
 function emptyHome(): { env: NodeJS.ProcessEnv; home: string } {
   const home = tempDir("home");
   return { home, env: { ...process.env, HOME: tempDir("user"), VENOM_HOME: home } };
-}
-
-/**
- * What the sockets a process holds are, as the kernel lists them (/proc/net): "listening" for a Unix socket that
- * accepts, "inet" for any TCP or UDP socket, else "connected".
- */
-function socketsOf(pid: number): string[] {
-  const inodes = readdirSync(`/proc/${pid}/fd`).flatMap((fd) => {
-    try {
-      return /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`))?.[1] ?? [];
-    } catch {
-      return [];
-    }
-  });
-  const table = (file: string, inodeColumn: number) =>
-    readFileSync(`/proc/net/${file}`, "utf8")
-      .split("\n")
-      .slice(1)
-      .map((line) => line.trim().split(/\s+/))
-      .filter((columns) => inodes.includes(columns[inodeColumn] as string));
-  const inet = ["tcp", "tcp6", "udp", "udp6"].flatMap((file) => table(file, 9)).map(() => "inet");
-  // Flags 00010000: the socket accepts connections (__SO_ACCEPTCON).
-  const unix = table("unix", 6).map((columns) => (columns[3] === "00010000" ? "listening" : "connected"));
-  return [...inet, ...unix];
 }
 
 const withoutPid = (hello: any) => ({ ...hello, result: { ...hello.result, principal: { ...hello.result.principal, pid: 0 } } });

@@ -1,6 +1,7 @@
 import { ErrorCode } from "./codes.js";
 import { ProtocolError } from "./errors.js";
 import type { ApprovalPolicy } from "./policy.js";
+import { terminalSafe } from "./terminal-text.js";
 import type { ApprovalRequest, Grant, Risk } from "./wire.js";
 
 export type PolicyDecision = "allow" | "ask" | "deny";
@@ -117,4 +118,27 @@ export async function askApproval(
 export function relayLabel(label: string, delegation: string, depth: number): string {
   const inner = label.startsWith("[") && label.endsWith("]") ? label.slice(1, -1) : label;
   return `[${inner} via ${delegation} depth ${depth}]`.slice(0, 256);
+}
+
+/** Characters of a host's label that would make it read as another's: its own "@" and brackets, shown escaped. */
+const LABEL_MARKS = /[@[\]]/g;
+/** How much of the host's first name is kept, so the host's name always fits in the label. */
+const HEAD_MAX = 64;
+
+/**
+ * The label of a question that came from another host (docs/remote.md): the host's label, which is that host's text
+ * and untrusted, escaped on one line (its own "@", "[" and "]" too), with "@HOST" after its first name, the host
+ * named by the local configuration: "[echo via claude-1 depth 1]" from devbox is "[echo@devbox via claude-1 depth 1]".
+ * Whatever the host sends, the label starts with its first name and this host.
+ */
+export function hostLabel(label: string, host: string): string {
+  const inner = label.startsWith("[") && label.endsWith("]") ? label.slice(1, -1) : label;
+  const shown = terminalSafe(inner, { singleLine: true }).replace(
+    LABEL_MARKS,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
+  const space = shown.indexOf(" ");
+  const head = (space === -1 ? shown : shown.slice(0, space)).slice(0, HEAD_MAX);
+  const rest = space === -1 ? "" : shown.slice(space);
+  return `[${`${head}@${host}${rest}`.slice(0, 254)}]`;
 }

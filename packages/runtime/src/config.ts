@@ -261,6 +261,7 @@ export function applyProjectConfig(config: Config, workspace: WorkspaceFs): Conf
     file,
     readConfigText(file, (flags) => openBeneath(dir, ".venom/config.toml", flags)),
   );
+  refuseUserSections(file, raw);
   const project = parseWith(
     ProjectConfigSchema,
     file,
@@ -269,6 +270,22 @@ export function applyProjectConfig(config: Config, workspace: WorkspaceFs): Conf
   );
   const where = { file, key: "sandbox", who: "a project" };
   return { ...restrict(config, project), sandbox: restrictSandbox(config.sandbox, project.sandbox ?? {}, where) };
+}
+
+/**
+ * A table a project's config.toml may not have at all: every section but the project's own is the user's alone (the
+ * agents to run, the hosts to reach, the command that notifies: what to start, never a project's to say). Named so, not
+ * as a key the schema does not know.
+ */
+function refuseUserSections(file: string, raw: unknown): void {
+  const isTable = (value: unknown) => typeof value === "object" && value !== null && !Array.isArray(value);
+  if (typeof raw !== "object" || raw === null) return;
+  const key = Object.keys(raw).find((k) => !(k in ProjectConfigSchema.shape) && isTable((raw as Record<string, unknown>)[k]));
+  if (key !== undefined) {
+    throw new ConfigError(
+      `${file}: [${terminalLine(key, 64)}] is user configuration only ($VENOM_HOME/config.toml): a project cannot add it`,
+    );
+  }
 }
 
 /** `narrowing` may turn confinement on or narrow it; an attempt to turn it off or widen it is an error naming the file and key. */

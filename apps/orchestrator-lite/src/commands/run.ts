@@ -15,12 +15,15 @@ export function runCommand(app: CliApp): Command {
     name: "run",
     summary: "run an agent on a prompt in a venom-mux pane: run AGENT PROMPT (progress on stderr, result on stdout)",
     usage:
-      "run AGENT PROMPT [--cwd DIR] [--background] [--worktree [--branch NAME]] [--timeout SECONDS] [--yes] [--workspace DIR]\n\n" +
+      "run AGENT PROMPT [--cwd DIR] [--background] [--worktree [--branch NAME]] [--host NAME] [--timeout SECONDS] [--yes] [--workspace DIR]\n\n" +
       "The agent starts in --cwd DIR (a relative DIR is taken from here), else here when this directory is inside the\n" +
       "workspace, else in the workspace root; DIR must resolve (symlinks followed) inside the workspace.\n" +
       "--worktree runs it in a git worktree of its own (.venom/worktrees/LABEL) made from HEAD, detached at a new\n" +
       "branch venom/LABEL or NAME that follows it when the job ends; a confined agent writes that worktree, its git\n" +
-      "entry and the object store: no branch, not your checkout. venom-orch diff, merge and clean JOB take it from there.",
+      "entry and the object store: no branch, not your checkout. venom-orch diff, merge and clean JOB take it from there.\n" +
+      "--host NAME runs it on another host, [hosts.NAME] of your config.toml, in that host's venom-mux (started there\n" +
+      "when not running) reached over ssh or the host's command; the agent is found on that host, its questions come\n" +
+      "here labelled @NAME, and the pane stops when this venom-orch ends (docs/remote.md). Not with --cwd or --worktree.",
     management: false,
     complete: async (home, at) => ("argument" in at && at.argument === 0 ? agentNames(app, home) : []),
     options: {
@@ -28,6 +31,7 @@ export function runCommand(app: CliApp): Command {
       background: { type: "boolean" },
       worktree: { type: "boolean" },
       branch: { type: "string" },
+      host: { type: "string" },
       timeout: { type: "string" },
       yes: { type: "boolean" },
       workspace: { type: "string" },
@@ -36,6 +40,9 @@ export function runCommand(app: CliApp): Command {
       const [agent, prompt, ...extra] = positionals;
       if (values.branch !== undefined && !values.worktree) throw new UsageError("--branch names the branch of a --worktree");
       if (!agent || prompt === undefined) throw new UsageError("expected an agent and a prompt");
+      if (values.host !== undefined && (values.cwd !== undefined || values.worktree)) {
+        throw new UsageError("--host runs the agent in that host's workspace: --cwd and --worktree are this machine's");
+      }
       if (extra.length > 0) throw new UsageError("the prompt must be one argument: quote it");
       if (prompt === "") throw new UsageError("the prompt is empty");
       const timeout = values.timeout === undefined ? undefined : Number(values.timeout);
@@ -59,8 +66,10 @@ export function runCommand(app: CliApp): Command {
             agent,
             prompt,
             // As venom-mux's new -c: a relative --cwd is taken from here, and without one the agent starts here when
-            // this directory is inside the workspace.
-            ...startIn(values.cwd as string | undefined, client.hello.workspace),
+            // this directory is inside the workspace. A host's job starts in that host's workspace.
+            ...(typeof values.host === "string"
+              ? { host: values.host }
+              : startIn(values.cwd as string | undefined, client.hello.workspace)),
             ...(values.background ? { background: true } : {}),
             ...(values.worktree ? { worktree: true } : {}),
             ...(typeof values.branch === "string" ? { branch: values.branch } : {}),

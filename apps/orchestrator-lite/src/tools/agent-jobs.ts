@@ -15,7 +15,7 @@ export const agentJobsTool = defineTool<Record<string, never>, OrchContext>({
     const jobs = call.context.orchestrator.list(call.context.state);
     const lines = jobs.map(
       (j) =>
-        `${j.id} ${j.name} ${j.state}${j.pending ? ` waiting for: ${terminalSafe(j.pending, { singleLine: true })}` : ""}${j.exitCode !== null ? ` exit=${j.exitCode}` : ""}${j.transport === "acp" ? " acp" : ""}${j.refusedRequests > 0 ? ` refused=${j.refusedRequests}` : ""}${j.background ? " background" : ""} cwd=${terminalSafe(j.cwd, { singleLine: true })}${j.note ? ` (${j.note})` : ""}`,
+        `${j.id} ${j.name}${j.host !== null ? `@${j.host}` : ""} ${j.state}${j.pending ? ` waiting for: ${terminalSafe(j.pending, { singleLine: true })}` : ""}${j.exitCode !== null ? ` exit=${j.exitCode}` : ""}${j.transport === "acp" ? " acp" : ""}${j.refusedRequests > 0 ? ` refused=${j.refusedRequests}` : ""}${j.background ? " background" : ""} cwd=${terminalSafe(j.cwd, { singleLine: true })}${j.note ? ` (${j.note})` : ""}`,
     );
     return { content: lines.length > 0 ? `${lines.join("\n")}\n` : "no jobs\n", data: { jobs } };
   },

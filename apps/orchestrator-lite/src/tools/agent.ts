@@ -6,8 +6,10 @@ import * as z from "zod";
 import { type Adapter, adapters, launchArgv, type Resolution, resolveAdapter } from "../adapters.js";
 import type { OrchContext } from "../context.js";
 import { gitSync } from "../git.js";
+import { transportArgv } from "../host-link.js";
 import type { JobRecord } from "../jobs.js";
 import { agentConfigFound, type CheckoutFacts, launchSummary } from "../summary.js";
+import { hostOf, remoteResolution } from "./agent-host.js";
 
 const AgentInput = z.strictObject({
   /** An agent the session offers (`venom-orch agents list`). */
@@ -28,10 +30,12 @@ const AgentInput = z.strictObject({
     .string()
     .regex(/^[A-Za-z0-9][A-Za-z0-9._/-]{0,99}$/, "a branch name: letters, digits and . _ / -")
     .optional(),
+  /** Run it on this `[hosts.NAME]` of the user's configuration (docs/remote.md), in its venom-mux's workspace. */
+  host: z.string().min(1).max(64).optional(),
 });
 type AgentInput = z.infer<typeof AgentInput>;
 
-/** The adapter a call names, offered here, or a ProtocolError naming the field. */
+/** The adapter a call names, offered here (or, for a host, as it will be resolved there), or a ProtocolError naming the field. */
 function offeredAdapter(input: AgentInput, context: OrchContext): { adapter: Adapter; resolution: Resolution & { offered: true } } {
   const all = adapters(context.state.config);
   const adapter = all.find((a) => a.name === input.agent);
@@ -44,6 +48,8 @@ function offeredAdapter(input: AgentInput, context: OrchContext): { adapter: Ada
       },
     );
   }
+  // On a host the program is found there: a name on its PATH, or the path as given (docs/remote.md, "Agents").
+  if (input.host !== undefined) return { adapter, resolution: remoteResolution(adapter) };
   const resolution = resolveAdapter(adapter);
   if (!resolution.offered) {
     throw new ProtocolError(ErrorCode.InvalidParams, `invalid params: arguments.agent: ${adapter.name} is not offered: ${resolution.why}`, {
@@ -63,7 +69,7 @@ function worktreeLines(worktree: NonNullable<JobRecord["worktree"]>, name: strin
   return lines.join("\n");
 }
 
-const wantsWorktree = (input: AgentInput, adapter: Adapter) => input.worktree ?? adapter.worktree === true;
+const wantsWorktree = (input: AgentInput, adapter: Adapter) => input.host === undefined && (input.worktree ?? adapter.worktree === true);
 
 /**
  * The checkout the job runs in, for its approval summary: the repository and base commit its worktree is made from,
@@ -107,6 +113,7 @@ export const agentTool = defineTool<AgentInput, OrchContext>({
   effect: "mutating",
   replay: "unsafe",
   precheck: (input, context) => {
+    hostOf(input, context);
     offeredAdapter(input, context);
     // venom-mux confines the agent as the record the caller descends from says (ancestorRecord); with no record to say it, nothing starts.
     refusedAsProtocolError(() => knownConfinement(context.state.confinement));
@@ -118,10 +125,22 @@ export const agentTool = defineTool<AgentInput, OrchContext>({
         `refused: ${input.agent} would run at delegation depth ${depth}, over the limit of ${max} (agent.max_delegation_depth)`,
       );
     }
-    launchCwd(input, context);
+    if (input.host === undefined) launchCwd(input, context);
   },
   summarize: (input, context) => {
     const { adapter, resolution } = offeredAdapter(input, context);
+    const host = hostOf(input, context);
+    if (host) {
+      return launchSummary({
+        adapter,
+        transport: resolution.transport,
+        where: host.config.workspace ?? "its venom-mux's workspace",
+        host: { name: host.name, via: transportArgv(host.config) },
+        prompt: input.prompt,
+        background: input.background,
+        found: [],
+      });
+    }
     const cwd = launchCwd(input, context);
     return launchSummary({
       adapter,
@@ -142,12 +161,15 @@ export const agentTool = defineTool<AgentInput, OrchContext>({
       const value = process.env[name];
       if (value !== undefined && !isSecretShaped(name, declared)) env[name] = value;
     }
+    const host = hostOf(input, context);
     const job = context.orchestrator.start(
       {
         adapter,
         argv: launchArgv(adapter, resolution, input.prompt),
         prompt: input.prompt,
-        cwd: launchCwd(input, context),
+        // A host's job runs in its venom-mux's workspace, known once connected; this workspace's path means nothing there.
+        cwd: host ? (host.config.workspace ?? context.state.workspace) : launchCwd(input, context),
+        ...(host ? { host } : {}),
         ...(wantsWorktree(input, adapter) ? { worktree: { branch: input.branch } } : {}),
         background: input.background,
         timeoutSeconds: call.timeoutSeconds,

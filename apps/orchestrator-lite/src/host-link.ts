@@ -1,0 +1,178 @@
+import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
+import { terminalLine } from "@venom/proto";
+import { type ClientOptions, VenomClient } from "@venom/runtime";
+import type { HostConfig } from "./host-config.js";
+import { passedEnv } from "./notify.js";
+
+// Other hosts (docs/remote.md): a host is reached through a child process that runs `venom-mux dial-stdio` there,
+// OpenSSH's `ssh` or the argv the user gave; its stdin and stdout carry venom/1 to that host's venom-mux. Nothing
+// listens anywhere: the transport is the user's own, with its own authentication and host keys.
+
+/** One argument of the command line ssh hands to the remote user's shell, quoted so that shell takes it as one word. */
+function shellWord(arg: string): string {
+  return /^[A-Za-z0-9_./=:@%+-]+$/.test(arg) ? arg : `'${arg.replaceAll("'", `'\\''`)}'`;
+}
+
+/**
+ * The transport's argv. For ssh: BatchMode (nothing is asked on a terminal nobody watches, a password or an unknown
+ * host key included: ssh refuses and says why), never an option that loosens host-key checking, and no secret: the
+ * key is a path, the login is ssh's own. The remote command is one string for the remote shell, each word quoted.
+ */
+export function transportArgv(host: HostConfig): string[] {
+  if (host.command) return [...host.command];
+  const remote = [host.venom ?? "venom-mux", "dial-stdio", "--start", ...(host.workspace ? ["--workspace", host.workspace] : [])];
+  return [
+    "ssh",
+    "-o",
+    "BatchMode=yes",
+    ...(host.port !== undefined ? ["-p", String(host.port)] : []),
+    ...(host.identity ? ["-i", host.identity, "-o", "IdentitiesOnly=yes"] : []),
+    ...(host.known_hosts ? ["-o", `UserKnownHostsFile=${host.known_hosts}`] : []),
+    "--",
+    host.ssh as string,
+    remote.map(shellWord).join(" "),
+  ];
+}
+
+/** What of venom-orch's environment a transport gets beside the base set: ssh's agent and home, never a credential. */
+const TRANSPORT_VARS = ["HOME", "SSH_AUTH_SOCK"];
+/** How much of the transport's stderr is kept: ssh's own words on why it failed. */
+const STDERR_KEPT = 2048;
+
+/** A live transport to a host: its venom-mux connection, and the transport's own last words. */
+export interface HostLink {
+  client: VenomClient;
+  /** The transport's stderr (bounded, escaped on one line): an unknown host key or a failed login is ssh's message. */
+  stderr(): string;
+  /** Settles when the transport's process has exited. */
+  exited: Promise<void>;
+  /** The transport's output ended or its process exited: nothing more comes from the host. */
+  gone(): boolean;
+  close(): void;
+}
+
+/** The host is not reachable, or its bridge ended: what its transport said, escaped. */
+export class HostUnreachable extends Error {
+  override readonly name = "HostUnreachable";
+}
+
+/** The host answered, and is not one this venom-orch works with. */
+export class HostRefused extends Error {
+  override readonly name = "HostRefused";
+}
+
+/**
+ * Start the transport and speak venom/1 over it, as over a socket (VenomClient.over): the remote venom-mux binds the
+ * job's pane to this connection, so the transport's end is the pane's. A transport that ends before the hello is
+ * answered is HostUnreachable, with what it said.
+ */
+export async function dialHost(name: string, host: HostConfig, options: ClientOptions): Promise<HostLink> {
+  const [file, ...args] = transportArgv(host);
+  let child: ChildProcessWithoutNullStreams;
+  try {
+    child = spawn(file as string, args, { stdio: "pipe", env: passedEnv(process.env, TRANSPORT_VARS) });
+  } catch (error) {
+    throw new HostUnreachable(`host ${name} unreachable: ${(error as Error).message}`);
+  }
+  let stderr = "";
+  child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+    stderr = (stderr + chunk).slice(-STDERR_KEPT);
+  });
+  const exited = new Promise<void>((resolve) => {
+    child.once("close", () => resolve());
+    child.once("error", (error) => {
+      stderr = (stderr + error.message).slice(-STDERR_KEPT);
+      resolve();
+    });
+  });
+  // A transport that died leaves writes to its stdin failing: the connection's close says so, not an unhandled error.
+  child.stdin.on("error", () => undefined);
+  let gone = false;
+  const end = () => {
+    gone = true;
+  };
+  child.stdout.once("end", end).once("close", end);
+  void exited.then(end);
+  const said = () => terminalLine(stderr.trim(), 600);
+  const link = (client: VenomClient): HostLink => ({
+    client,
+    stderr: said,
+    exited,
+    gone: () => gone,
+    close: () => {
+      client.close();
+      child.kill("SIGTERM");
+    },
+  });
+  const ended = exited.then(() => {
+    throw new HostUnreachable(`host ${name} unreachable${said() ? `: ${said()}` : ""}`);
+  });
+  let client: VenomClient;
+  try {
+    client = await Promise.race([VenomClient.over(child.stdout, child.stdin, options), ended]);
+  } catch (error) {
+    child.kill("SIGTERM");
+    if (error instanceof HostUnreachable) throw error;
+    await settled(exited);
+    // The transport ended first: its words say why, not the connection's close they caused.
+    const why = gone ? said() : [(error as Error).message, said()].filter(Boolean).join(": ");
+    throw new HostUnreachable(`host ${name} unreachable${why ? `: ${why}` : ""}`);
+  }
+  // What it said while connecting (venom-mux started there, a banner) is not why it ends later.
+  stderr = "";
+  try {
+    refuseOlder(name, client.hello.server, options.client);
+  } catch (error) {
+    link(client).close();
+    throw error;
+  }
+  return link(client);
+}
+
+/** How long a transport that ended gets to finish saying why on stderr. */
+const LAST_WORDS_MS = 1000;
+
+async function settled(exited: Promise<void>): Promise<void> {
+  await Promise.race([exited, new Promise((r) => setTimeout(r, LAST_WORDS_MS))]);
+}
+
+/**
+ * The host's venom-mux must speak what this venom-orch does: one older than this release is refused with both
+ * versions named, before anything is asked of it (docs/remote.md, "Failure").
+ */
+function refuseOlder(name: string, remote: { name: string; version: string }, local: { name: string; version: string }): void {
+  const shown = (text: string) => terminalLine(text, 64);
+  if (remote.name !== "venom-mux") {
+    throw new HostRefused(
+      `refused: host ${name}'s bridge reached ${shown(remote.name)}, not venom-mux: check its venom setting or command`,
+    );
+  }
+  if (compareVersions(remote.version, local.version) < 0) {
+    throw new HostRefused(
+      `refused: host ${name} runs venom-mux ${shown(remote.version)}, older than this ${local.name} ${local.version}: update Venom on ${name}`,
+    );
+  }
+}
+
+/** Release versions compared number by number (1.10.0 after 1.9.2); a part that is no number counts as 0. */
+export function compareVersions(a: string, b: string): number {
+  const parts = (v: string) => v.split(/[.+-]/, 3).map((p) => (/^\d+$/.test(p) ? Number(p) : 0));
+  const [x, y] = [parts(a), parts(b)];
+  for (let i = 0; i < 3; i++) {
+    const d = (x[i] ?? 0) - (y[i] ?? 0);
+    if (d !== 0) return d;
+  }
+  return 0;
+}
+
+/**
+ * Why a host's job failed, for its record: when its transport ended, `host NAME unreachable` and what the
+ * transport said (ssh's own words); otherwise the error, named with the host.
+ */
+export async function hostUnreachable(name: string, error: unknown, link: HostLink | undefined): Promise<string> {
+  const message = (error instanceof Error ? error.message : String(error)).slice(0, 600);
+  if (error instanceof HostUnreachable || error instanceof HostRefused) return message;
+  if (!link?.gone()) return `host ${name}: ${message}`;
+  await settled(link.exited);
+  return `host ${name} unreachable${link.stderr() ? `: ${link.stderr()}` : ""}`;
+}
