@@ -1,5 +1,5 @@
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
-import { terminalLine } from "@venom/proto";
+import { cutMiddle, terminalLine, terminalSafe } from "@venom/proto";
 import { type ClientOptions, VenomClient } from "@venom/runtime";
 import type { HostConfig } from "./host-config.js";
 import { passedEnv } from "./notify.js";
@@ -32,6 +32,12 @@ export function transportArgv(host: HostConfig): string[] {
     host.ssh as string,
     remote.map(shellWord).join(" "),
   ];
+}
+
+/** How the host is reached, for the person approving a launch there: ssh's destination and port, or the command. */
+export function transportShown(host: HostConfig): string {
+  if (host.command) return cutMiddle(terminalSafe(host.command.join(" "), { singleLine: true }), 300);
+  return `ssh ${terminalLine(host.ssh as string, 255)}${host.port !== undefined ? ` port ${host.port}` : ""}`;
 }
 
 /** What of venom-orch's environment a transport gets beside the base set: ssh's agent and home, never a credential. */

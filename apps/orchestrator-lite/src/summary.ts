@@ -40,8 +40,8 @@ export interface LaunchFacts {
   found: string[];
   transport: "cli" | "acp";
   checkout?: CheckoutFacts;
-  /** The host it runs on (docs/remote.md), and the transport's argv that reaches it. */
-  host?: { name: string; via: readonly string[] };
+  /** The host it runs on (docs/remote.md), and how it is reached (escaped, bounded). */
+  host?: { name: string; via: string };
 }
 
 /** Where the job's files are: a worktree of its own, or a checkout another job already runs in. */
@@ -69,7 +69,7 @@ export function launchSummary(facts: LaunchFacts): string {
     `it ${whoDecides(adapter, transport)}`,
   ];
   if (host) {
-    lines.push(`host ${host.name} is reached through: ${line(host.via.join(" "))}; its questions come labelled @${host.name}`);
+    lines.push(`host ${host.name} is reached through ${host.via}; its questions come labelled @${host.name}`);
   }
   const { worktree, busyWith } = facts.checkout ?? {};
   if (worktree) {

@@ -146,7 +146,7 @@ describe("an agent on another host", () => {
     ]);
     // The launch the person approved named the host and how it is reached.
     expect(asked[0]?.summary).toContain("launch demo on host devbox in its venom-mux's workspace");
-    expect(asked[0]?.summary).toContain(`host devbox is reached through: env VENOM_HOME=${remote.home}`);
+    expect(asked[0]?.summary).toContain(`host devbox is reached through env VENOM_HOME=${remote.home}`);
     // It ran there, with that host's private home and allow-listed environment: nothing of it here.
     const [run] = remote.runs();
     expect(run?.cwd).toBe(remote.workspace);

@@ -6,7 +6,7 @@ import * as z from "zod";
 import { type Adapter, adapters, launchArgv, type Resolution, resolveAdapter } from "../adapters.js";
 import type { OrchContext } from "../context.js";
 import { gitSync } from "../git.js";
-import { transportArgv } from "../host-link.js";
+import { transportShown } from "../host-link.js";
 import type { JobRecord } from "../jobs.js";
 import { agentConfigFound, type CheckoutFacts, launchSummary } from "../summary.js";
 import { hostOf, remoteResolution } from "./agent-host.js";
@@ -135,7 +135,7 @@ export const agentTool = defineTool<AgentInput, OrchContext>({
         adapter,
         transport: resolution.transport,
         where: host.config.workspace ?? "its venom-mux's workspace",
-        host: { name: host.name, via: transportArgv(host.config) },
+        host: { name: host.name, via: transportShown(host.config) },
         prompt: input.prompt,
         background: input.background,
         found: [],
