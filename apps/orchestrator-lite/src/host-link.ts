@@ -1,38 +1,13 @@
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { cutMiddle, terminalLine, terminalSafe } from "@venom/proto";
 import { type ClientOptions, VenomClient } from "@venom/runtime";
+import { transportArgv } from "./host-argv.js";
 import type { HostConfig } from "./host-config.js";
 import { passedEnv } from "./notify.js";
 
 // Other hosts (docs/remote.md): a host is reached through a child process that runs `venom-mux dial-stdio` there,
 // OpenSSH's `ssh` or the argv the user gave; its stdin and stdout carry venom/1 to that host's venom-mux. Nothing
 // listens anywhere: the transport is the user's own, with its own authentication and host keys.
-
-/** One argument of the command line ssh hands to the remote user's shell, quoted so that shell takes it as one word. */
-function shellWord(arg: string): string {
-  return /^[A-Za-z0-9_./=:@%+-]+$/.test(arg) ? arg : `'${arg.replaceAll("'", `'\\''`)}'`;
-}
-
-/**
- * The transport's argv. For ssh: BatchMode (nothing is asked on a terminal nobody watches, a password or an unknown
- * host key included: ssh refuses and says why), never an option that loosens host-key checking, and no secret: the
- * key is a path, the login is ssh's own. The remote command is one string for the remote shell, each word quoted.
- */
-export function transportArgv(host: HostConfig): string[] {
-  if (host.command) return [...host.command];
-  const remote = [host.venom ?? "venom-mux", "dial-stdio", "--start", ...(host.workspace ? ["--workspace", host.workspace] : [])];
-  return [
-    "ssh",
-    "-o",
-    "BatchMode=yes",
-    ...(host.port !== undefined ? ["-p", String(host.port)] : []),
-    ...(host.identity ? ["-i", host.identity, "-o", "IdentitiesOnly=yes"] : []),
-    ...(host.known_hosts ? ["-o", `UserKnownHostsFile=${host.known_hosts}`] : []),
-    "--",
-    host.ssh as string,
-    remote.map(shellWord).join(" "),
-  ];
-}
 
 /** How the host is reached, for the person approving a launch there: ssh's destination and port, or the command. */
 export function transportShown(host: HostConfig): string {

@@ -1,11 +1,12 @@
+import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { servingPid, userConfigFromText } from "@venom/runtime";
-import { cleanupAll, startMux, startOrch } from "@venom/testkit";
+import { cleanupAll, ORCH_BIN, startMux, startOrch } from "@venom/testkit";
 import { alive, socketsOf } from "@venom/testkit/proc";
 import { afterAll, describe, expect, it } from "vitest";
 import { orchSections } from "../src/config.js";
-import { transportArgv } from "../src/host-link.js";
+import { transportArgv } from "../src/host-argv.js";
 import { hostConfig, jobInState, jobs, orchCli, remoteHost } from "./remote-host.js";
 import { type Stack, startStack } from "./stack.js";
 
@@ -200,6 +201,33 @@ describe("an agent on another host", () => {
     expect(pids.every((pid) => Number.isInteger(pid) && alive(pid))).toBe(true);
     for (const pid of pids) expect(socketsOf(pid)).not.toContain("inet");
     expect(socketsOf(bridge as number)).not.toContain("listening");
+  });
+});
+
+describe("the CLI with a host's job", () => {
+  it("run --host runs it there; attach shows its pane through a new bridge, C-b d detaches; cancel stops it there", async () => {
+    const remote = await remoteHost();
+    const stack = await startStack({ config: hostConfig("devbox", remote.command) });
+    expect(orchCli(stack, ["run", "--help"]).stdout).toMatch(/--host NAME runs it on another host/);
+    const run = orchCli(stack, ["run", "--host", "devbox", "demo", "hold watched-from-here", "--yes", "--background"]);
+    expect(run.code, run.stderr).toBe(0);
+    const running = await jobInState(stack, "demo-1", /^running$/);
+    expect(running.host).toBe("devbox");
+    const session = `orch-remote-attach-${process.pid}`;
+    const tmux = (...args: string[]) => spawnSync("tmux", args, { encoding: "utf8" });
+    const env = Object.entries({ VENOM_HOME: stack.home, HOME: stack.userHome }).flatMap(([k, v]) => ["-e", `${k}=${v}`]);
+    tmux("new-session", "-d", "-s", session, "-x", "120", "-y", "30", ...env, process.execPath, ORCH_BIN, "attach", "demo-1");
+    try {
+      await expect.poll(() => tmux("capture-pane", "-p", "-t", session).stdout, { timeout: 20_000 }).toMatch(/watched-from-here/);
+      tmux("send-keys", "-t", session, "C-b", "d");
+      await expect.poll(() => tmux("has-session", "-t", session).status, { timeout: 20_000 }).not.toBe(0);
+    } finally {
+      tmux("kill-session", "-t", session);
+    }
+    expect(jobs(stack)[0]?.state).toBe("running");
+    expect(orchCli(stack, ["cancel", "demo-1", "--yes"]).code).toBe(0);
+    expect((await jobInState(stack, "demo-1", /^(done|failed|cancelled)$/)).state).toBe("cancelled");
+    await expect.poll(() => alive(running.pid as number), { timeout: 20_000 }).toBe(false);
   });
 });
 

@@ -23,9 +23,13 @@ export async function attachTo(
   app: CliApp,
   home: VenomHome,
   target: string | undefined,
-  options: { made?: boolean; exitWithPane?: boolean } = {},
+  options: { made?: boolean; exitWithPane?: boolean; via?: readonly string[] } = {},
 ): Promise<number> {
-  const settings = { ...(await clientSettings(app, home)), exitWithPane: options.exitWithPane === true };
+  const settings = {
+    ...(await clientSettings(app, home)),
+    exitWithPane: options.exitWithPane === true,
+    ...(options.via ? { via: options.via } : {}),
+  };
   if (!OuterTerminal.available()) {
     process.stderr.write(
       `${app.program} attach: needs a terminal (stdin and stdout must be a TTY); from a script use ${app.program} send and ${app.program} capture\n`,

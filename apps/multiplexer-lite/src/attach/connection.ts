@@ -11,7 +11,9 @@ export async function connectAttached(
   app: CliApp,
   home: VenomHome,
   handlers: { onEvent(method: string, params: unknown): void; onClose(): void },
+  via?: readonly string[],
 ): Promise<VenomClient> {
+  if (via) return connectVia(app, via, handlers);
   const path = home.socket(app.app);
   const socket = createConnection(path);
   try {
@@ -31,4 +33,37 @@ export async function connectAttached(
   });
   socket.once("close", handlers.onClose);
   return client;
+}
+
+/**
+ * The connection through a bridge: `via`'s stdin and stdout carry it to a daemon elsewhere (`ssh HOST venom-mux
+ * dial-stdio`, docs/remote.md), whose end is the bridge's. It runs as the user's own command, with this terminal's
+ * environment, as they would run ssh themselves; its stderr is this terminal's, so ssh's own words are seen.
+ */
+async function connectVia(
+  app: CliApp,
+  via: readonly string[],
+  handlers: { onEvent(method: string, params: unknown): void; onClose(): void },
+): Promise<VenomClient> {
+  // Loaded here: child_process is not worth the start time of a local attach.
+  const { spawn } = await import("node:child_process");
+  const [file, ...args] = via;
+  const child = spawn(file as string, args, { stdio: ["pipe", "pipe", "inherit"] });
+  child.stdin.on("error", () => undefined);
+  const failed = new Promise<never>((_, reject) => {
+    child.once("error", reject);
+    child.once("close", (code) => reject(new Error(`the bridge (${file}) ended (exit ${code}) before the daemon answered`)));
+  });
+  try {
+    const client = await Promise.race([
+      VenomClient.over(child.stdout, child.stdin, { client: { name: app.program, version: app.version }, onEvent: handlers.onEvent }),
+      failed,
+    ]);
+    failed.catch(() => undefined);
+    child.stdout.once("close", handlers.onClose);
+    return client;
+  } catch (error) {
+    child.kill("SIGTERM");
+    throw error;
+  }
 }

@@ -83,6 +83,8 @@ export class AttachSession implements CommandHost {
   #statusTimer: NodeJS.Timeout | undefined;
   /** venom-orch's questions waiting for the person, shown on the status line. */
   readonly #approvals: ApprovalWatch | undefined;
+  /** A bridge to a daemon on another host, instead of this home's socket (connection.ts). */
+  readonly #via: readonly string[] | undefined;
   #resolve: (outcome: Outcome) => void = () => undefined;
   readonly #done = new Promise<Outcome>((resolve) => {
     this.#resolve = resolve;
@@ -92,9 +94,10 @@ export class AttachSession implements CommandHost {
     readonly app: CliApp,
     private readonly home: VenomHome,
     private readonly terminal: OuterTerminal,
-    settings: Pick<ClientSettings, "prefix" | "status" | "bindings"> & { exitWithPane?: boolean },
+    settings: Pick<ClientSettings, "prefix" | "status" | "bindings"> & { exitWithPane?: boolean; via?: readonly string[] },
   ) {
     this.#exitWithPane = settings.exitWithPane === true;
+    this.#via = settings.via;
     this.#reader = new PrefixReader(settings.prefix);
     this.#bindings = new Map(settings.bindings.map(({ key, command }) => [keyBytes(key) as string, command]));
     this.#status = settings.status;
@@ -170,10 +173,15 @@ export class AttachSession implements CommandHost {
    * `new` just now) throws, with the terminal untouched.
    */
   async run(target: string | undefined, made = false): Promise<Outcome> {
-    this.#client = await connectAttached(this.app, this.home, {
-      onEvent: (method, params) => this.#onEvent(method, params),
-      onClose: () => this.#onClose(),
-    });
+    this.#client = await connectAttached(
+      this.app,
+      this.home,
+      {
+        onEvent: (method, params) => this.#onEvent(method, params),
+        onClose: () => this.#onClose(),
+      },
+      this.#via,
+    );
     try {
       this.#refuseNesting(this.#client.hello.instance);
       await this.#attach(target ?? (await this.#newest()), true, !made);

@@ -1,5 +1,7 @@
-import { type CliApp, type Command, Exit, UsageError } from "@venom/runtime/cli";
+import { type CliApp, type Command, Exit, loadUserConfigMemo, sectionOf, UsageError, type VenomHome } from "@venom/runtime/cli";
 import { muxMain } from "../adapters.js";
+import { transportArgv } from "../host-argv.js";
+import type { HostConfig } from "../host-config.js";
 import type { JobRecord } from "../jobs.js";
 import { withOrch } from "./client.js";
 import { jobNames } from "./names.js";
@@ -25,12 +27,15 @@ export function attachCommand(app: CliApp): Command {
       // Loaded here: child_process is not worth the start time of every command.
       const { spawn } = await import("node:child_process");
       // This job's pane only: when it ends, so does the attach, rather than moving on to another pane.
-      const child = spawn(process.execPath, [muxMain(), "attach", "--exit-with-pane", "-t", job.name], { stdio: "inherit" });
+      // A host's job: venom-mux attach here, its connection a new bridge to that host (docs/remote.md, "Attach, cancel, diff").
+      const via = job.host !== null ? ["--via", JSON.stringify(await hostTransport(app, home, job.host))] : [];
+      const child = spawn(process.execPath, [muxMain(), "attach", "--exit-with-pane", ...via, "-t", job.name], { stdio: "inherit" });
       const code = await new Promise<number>((resolve) => child.once("exit", (c) => resolve(c ?? Exit.failed)));
       // venom-mux attach said why it ended; an exit 0 was a detach or the pane's end, which venom-mux can tell.
       if (code !== Exit.ok) return code;
-      const pane = await muxListing(spawn).then((panes) => panes.find((p) => p.name === job.name));
-      if (pane?.status === "running") {
+      // This machine's venom-mux does not list a host's panes: its job's record says whether it ended.
+      const pane = job.host !== null ? undefined : await muxListing(spawn).then((panes) => panes.find((p) => p.name === job.name));
+      if (pane?.status === "running" || (job.host !== null && (await find().then((j) => j && live(j))))) {
         io.err(`${app.program}: detached from ${job.name}`);
         return code;
       }
@@ -44,6 +49,14 @@ export function attachCommand(app: CliApp): Command {
       return code;
     },
   };
+}
+
+/** The transport's argv of `[hosts.NAME]` in the user's config.toml, read through the memo (no zod at this start). */
+async function hostTransport(app: CliApp, home: VenomHome, name: string): Promise<string[]> {
+  const hosts = sectionOf<Record<string, HostConfig>>(await loadUserConfigMemo(home, app), "hosts");
+  const host = Object.hasOwn(hosts, name) ? hosts[name] : undefined;
+  if (!host) throw new Error(`the job runs on host ${name}, which your config.toml no longer has ([hosts.${name}])`);
+  return transportArgv(host);
 }
 
 const live = (job: JobRecord) => job.state === "running" || job.state === "awaiting-approval";
