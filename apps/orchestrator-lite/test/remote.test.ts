@@ -1,8 +1,9 @@
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { ErrorCode } from "@venom/proto";
 import { servingPid, userConfigFromText } from "@venom/runtime";
-import { cleanupAll, ORCH_BIN, startMux, startOrch } from "@venom/testkit";
+import { cleanupAll, ORCH_BIN, RawClient, startMux, startOrch } from "@venom/testkit";
 import { alive, socketsOf } from "@venom/testkit/proc";
 import { afterAll, describe, expect, it } from "vitest";
 import { orchSections } from "../src/config.js";
@@ -117,6 +118,19 @@ describe("hosts in the configuration", () => {
       /\[hosts\] is user configuration only \(\$VENOM_HOME\/config\.toml\): a project cannot add it/,
     );
     client.close();
+  });
+
+  it("a delegate may not run an agent on another host: refused -32003 before anything starts", async () => {
+    const remote = await remoteHost();
+    const stack = await startStack({ config: hostConfig("devbox", remote.command) });
+    const delegate = await RawClient.open(stack.orch.socket);
+    delegate.hello(1, { delegation: { depth: 1, parent: "x/y" } });
+    delegate.request(2, "tools/call", { name: "agent", arguments: { agent: "demo", prompt: "say hi", host: "devbox" } });
+    expect(await delegate.next(2)).toMatchObject({
+      error: { code: ErrorCode.OwnerRequired, message: expect.stringMatching(/only the owner runs agents on other hosts/) },
+    });
+    expect(jobs(stack)).toEqual([]);
+    expect(remote.runs()).toEqual([]);
   });
 
   it("a host the user's configuration does not have is refused, naming the hosts it has", async () => {

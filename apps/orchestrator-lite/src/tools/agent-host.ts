@@ -36,7 +36,8 @@ export function hostOf(input: WhereInput, context: OrchContext): { name: string;
     throw invalid(input.worktree === true ? "worktree" : "branch", `a worktree is made in this machine's checkout: not with host`);
   }
   // A delegate's confinement is a record of this machine, which no other host can apply (docs/remote.md, "Who is trusted").
-  if (context.launcher.delegation !== null) {
+  // Any delegate, by evidence or only by its claim (which may have no record at all).
+  if (context.state.principal.kind !== "owner" || context.launcher.delegation !== null) {
     throw new ProtocolError(ErrorCode.OwnerRequired, `refused: only the owner runs agents on other hosts; this session is a delegate`);
   }
   return { name: input.host, config };
