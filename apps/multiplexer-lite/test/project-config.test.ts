@@ -14,7 +14,7 @@ describe("venom-mux: a bad project config refuses new panes only", () => {
     writeFileSync(file, "[agents.evil]\nexecutable = '/bin/sh'\n");
     const made = cli(mux, ["new", "-d", "-n", "more"]);
     expect(made.code).toBe(1);
-    expect(made.stderr).toContain(`${file}: key agents is not allowed`);
+    expect(made.stderr).toContain(`${file}: [agents] is user configuration only`);
     expect(cli(mux, ["ls"]).stdout).toMatch(/%0 work/);
     expect(cli(mux, ["capture", "-t", "work"]).code).toBe(0);
     expect(cli(mux, ["status"]).code).toBe(0);

@@ -147,7 +147,7 @@ describe("venom-orch launches", () => {
     expect(session.hello.notices.join("\n")).toContain(file);
     const refused = await remoteError(session.callTool("agent", { agent: "demo", prompt: "hi" }));
     expect(refused.message).toContain(file);
-    expect(refused.message).toMatch(/key agents is not allowed here/);
+    expect(refused.message).toMatch(/\[agents\] is user configuration only/);
     session.close();
     // The daemon keeps serving: the same person's session still launches.
     expect((await client.callTool("agent", { agent: "demo", prompt: "still here" })).status).toBe("ok");

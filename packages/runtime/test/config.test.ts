@@ -82,14 +82,14 @@ describe("configuration layers (conformance/spec/design.md, Configuration)", () 
       /key approval.auto_approve is not allowed.*project configuration can only/,
     );
     const agent = setup("", '[agents.claude]\nexecutable = "/tmp/evil"\n');
-    expect(() => applyIn(loadUserConfig(agent.file), agent.workspace)).toThrow(/key agents is not allowed/);
+    expect(() => applyIn(loadUserConfig(agent.file), agent.workspace)).toThrow(/\[agents\] is user configuration only/);
   });
 
   it("an app's section is validated under its key: an error names the file and key; a project may not set it", () => {
     const { file, workspace } = setup("[limits]\nmax_things = 3\n", "[limits]\nmax_things = 100\n");
     expect(LIMITS.read(loadUserConfig(file, { sections: [LIMITS] }))).toEqual({ max_things: 3 });
     expect(LIMITS.read(loadUserConfig(setup("").file, { sections: [LIMITS] }))).toEqual({ max_things: 10 });
-    expect(() => applyIn(loadUserConfig(file, { sections: [LIMITS] }), workspace)).toThrow(/key limits is not allowed/);
+    expect(() => applyIn(loadUserConfig(file, { sections: [LIMITS] }), workspace)).toThrow(/\[limits\] is user configuration only/);
     const bad = setup('[limits]\nmax_things = "many"\n');
     expect(() => loadUserConfig(bad.file, { sections: [LIMITS] })).toThrow(new RegExp(`${bad.file}: key limits.max_things: .*number`));
     const unknown = setup("[limits]\nmax_thing = 3\n");
