@@ -41,6 +41,8 @@ export const JobRecordSchema = z.strictObject({
   pending: z.string().nullable().default(null),
   /** The `[hosts.NAME]` it runs on (docs/remote.md); null on this machine. */
   host: z.string().nullable().default(null),
+  /** On a host: the commit its workspace had checked out when the job started, what `diff` shows changes since; null outside a repository. */
+  hostBase: z.string().nullable().default(null),
   /** Its git worktree (`run --worktree`), and what the job changed there once it ended (docs/venom-orch.md, "Parallel agents and worktrees"). */
   worktree: z
     .strictObject({

@@ -248,6 +248,7 @@ export class Orchestrator {
       refusedRequests: 0,
       pending: null,
       host: request.host?.name ?? null,
+      hostBase: null,
       worktree: null,
     };
     const controller = new AbortController();
@@ -318,7 +319,9 @@ export class Orchestrator {
         const there = host.config.workspace ?? client.hello.workspace;
         if (!there) throw new Error(`host ${host.name}'s venom-mux has no workspace: set workspace in [hosts.${host.name}]`);
         cwd = there;
-        this.#update(live, { cwd });
+        // Where its changes start from, asked before the agent runs: `venom-orch diff` shows what it changed since.
+        const { commit } = await client.request("repo/head", { cwd });
+        this.#update(live, { cwd, hostBase: commit });
       }
       // venom-mux read config.toml when it started; a change since (an agent's sandbox turned on) is not yet its own.
       const { notices } = client.hello;

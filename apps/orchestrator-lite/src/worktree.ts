@@ -1,13 +1,13 @@
 import { appendFileSync, readFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
-import { git } from "./git.js";
+import { diffSince, git } from "@venom/runtime/git";
 
 // A git worktree per job (docs/venom-orch.md, "Parallel agents and worktrees"):
 // made from the current HEAD of the repository holding the job's cwd, with a
 // branch of its own, at .venom/worktrees/LABEL inside the workspace; what the
 // job changed is read back from it, merged into the main worktree's branch
 // when the person says so, and removed with its branch. Every git command is
-// git.ts's: none runs a program the repository or an agent configured.
+// runtime's git.ts's: none runs a program the repository or an agent configured.
 //
 // The worktree's HEAD is detached at the branch, and venom-orch moves the
 // branch to it (followBranch): a job commits without writing any ref, so a
@@ -101,7 +101,7 @@ export async function worktreeChanges(worktree: Worktree): Promise<WorktreeChang
 
 /** The whole diff against the base, committed and not (untracked files are listed by worktreeChanges). */
 export function worktreeDiff(worktree: Worktree): Promise<string> {
-  return git(worktree.path, ["diff", "--no-ext-diff", "--no-textconv", worktree.base]);
+  return diffSince(worktree.path, worktree.base);
 }
 
 /** The worktree's uncommitted work (new files too) committed on its branch, so a merge takes it; the commit before, when it did. */

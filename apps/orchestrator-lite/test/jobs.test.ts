@@ -28,6 +28,7 @@ function job(id: string, state: JobRecord["state"], note: string | null = null):
     refusedRequests: 0,
     pending: null,
     host: null,
+    hostBase: null,
     worktree: null,
   };
 }

@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ErrorCode } from "@venom/proto";
 import { servingPid, userConfigFromText } from "@venom/runtime";
@@ -242,6 +242,63 @@ describe("the CLI with a host's job", () => {
     expect(orchCli(stack, ["cancel", "demo-1", "--yes"]).code).toBe(0);
     expect((await jobInState(stack, "demo-1", /^(done|failed|cancelled)$/)).state).toBe("cancelled");
     await expect.poll(() => alive(running.pid as number), { timeout: 20_000 }).toBe(false);
+  });
+});
+
+describe("diff of a host's job", () => {
+  /** git as a person runs it there, with the repository's own configuration. */
+  const plainGit = (cwd: string, ...args: string[]) =>
+    spawnSync("git", args, { cwd, encoding: "utf8", env: { ...process.env, GIT_CONFIG_NOSYSTEM: "1" } });
+
+  it("shows what it changed there since it started, through a new bridge, names new files; the repository's diff program never runs", async () => {
+    const remote = await remoteHost();
+    // The host's workspace is a repository whose configuration names a diff program: plain git diff runs it.
+    const marker = join(remote.home, "diff-program-ran");
+    const program = join(remote.home, "diff-program");
+    writeFileSync(program, `#!/bin/sh\necho ran >> '${marker}'\n`, { mode: 0o755 });
+    for (const args of [
+      ["init", "-q", "-b", "main"],
+      ["config", "user.email", "p@example.com"],
+      ["config", "user.name", "P"],
+    ])
+      plainGit(remote.workspace, ...args);
+    writeFileSync(join(remote.workspace, "a.txt"), "one\n");
+    plainGit(remote.workspace, "add", "a.txt");
+    plainGit(remote.workspace, "commit", "-qm", "init");
+    plainGit(remote.workspace, "config", "diff.external", program);
+    const stack = await startStack({ config: hostConfig("devbox", remote.command) });
+    const run = orchCli(stack, ["run", "--host", "devbox", "demo", "put a.txt two", "--yes"]);
+    expect(run.code, run.stderr).toBe(0);
+    writeFileSync(join(remote.workspace, "made-by-it.txt"), "new\n");
+    plainGit(remote.workspace, "diff");
+    expect(existsSync(marker)).toBe(true);
+    rmSync(marker);
+    const diff = orchCli(stack, ["diff", "demo-1"]);
+    expect(diff.code, diff.stderr).toBe(0);
+    expect(diff.stdout).toMatch(/^diff --git a\/a\.txt b\/a\.txt\n[\s\S]*\n-one\n\+two$/m);
+    expect(diff.stderr).toBe("venom-orch: untracked on devbox, not in the diff: made-by-it.txt\n");
+    expect(existsSync(marker)).toBe(false);
+    // This machine's workspace has nothing of it.
+    expect(existsSync(join(stack.workspace, "a.txt"))).toBe(false);
+  });
+
+  it("a job that ran outside a repository there has nothing to diff, and says so", async () => {
+    const remote = await remoteHost();
+    const stack = await startStack({ config: hostConfig("devbox", remote.command) });
+    expect(orchCli(stack, ["run", "--host", "devbox", "demo", "put b.txt x", "--yes"]).code).toBe(0);
+    const diff = orchCli(stack, ["diff", "demo-1"]);
+    expect(diff.code).not.toBe(0);
+    expect(diff.stderr).toContain(`demo-1 ran on devbox outside a git repository (${remote.workspace}): nothing to diff`);
+  });
+
+  it("a host's repository is the owner's: a delegate on its venom-mux is refused repo/head and repo/diff", async () => {
+    const remote = await remoteHost();
+    const mux = await startMux({ home: remote.home, workspace: remote.workspace });
+    const delegate = await RawClient.open(mux.socket);
+    delegate.hello(1, { delegation: { depth: 1, parent: "x/y" } });
+    delegate.request(2, "repo/head", { cwd: remote.workspace });
+    delegate.request(3, "repo/diff", { cwd: remote.workspace, base: "0".repeat(40) });
+    for (const id of [2, 3]) expect(await delegate.next(id)).toMatchObject({ error: { code: ErrorCode.OwnerRequired } });
   });
 });
 

@@ -430,7 +430,26 @@ export const PaneStdinParamsSchema = z.strictObject({
 });
 export const PaneStdinResultSchema = z.strictObject({ bytes: z.number().int() });
 
-/** venom-mux's own methods; none is management (daemon/stop and restart are). */
+/**
+ * The repository of a directory on venom-mux's machine: another host's venom-orch job is diffed there
+ * (docs/remote.md, "Attach, cancel, diff"). Git runs with every program it could run turned off.
+ */
+export const RepoHeadParamsSchema = z.strictObject({ cwd: z.string().min(1).max(4096) });
+/** The commit checked out there; null when the directory is in no repository or the repository has no commit. */
+export const RepoHeadResultSchema = z.strictObject({ commit: z.string().nullable() });
+/** A commit's full object name: never anything git could take for an option or a path. */
+const CommitSchema = z.string().regex(/^[0-9a-f]{40}([0-9a-f]{24})?$/, "a full commit id (40 or 64 hex digits)");
+export const RepoDiffParamsSchema = z.strictObject({ cwd: z.string().min(1).max(4096), base: CommitSchema });
+export const RepoDiffResultSchema = z.strictObject({
+  /** `git diff BASE`: committed and not, against the base; untracked files are not in it. */
+  diff: z.string(),
+  /** The diff was longer than a frame carries: `diff` is its first whole lines. */
+  cut: z.boolean(),
+  /** Files there that git does not track and does not ignore, which the diff leaves out (the first 100). */
+  untracked: z.array(z.string().max(4096)).max(100),
+});
+
+/** venom-mux's own methods; only the repository's are management (owner-only, as daemon/stop and restart are). */
 export const PaneMethods = {
   "pane/new": { direction: "client", management: false, params: PaneNewParamsSchema, result: PaneInfoSchema },
   "pane/list": { direction: "client", management: false, params: PaneListParamsSchema, result: PaneListResultSchema },
@@ -443,6 +462,8 @@ export const PaneMethods = {
   "pane/wait": { direction: "client", management: false, params: PaneWaitParamsSchema, result: PaneWaitResultSchema },
   "pane/rename": { direction: "client", management: false, params: PaneRenameParamsSchema, result: PaneInfoSchema },
   "pane/stdin": { direction: "client", management: false, params: PaneStdinParamsSchema, result: PaneStdinResultSchema },
+  "repo/head": { direction: "client", management: true, params: RepoHeadParamsSchema, result: RepoHeadResultSchema },
+  "repo/diff": { direction: "client", management: true, params: RepoDiffParamsSchema, result: RepoDiffResultSchema },
 } as const;
 
 export const PaneOutputSchema = z.strictObject({ attachment: z.string(), data: z.string() });

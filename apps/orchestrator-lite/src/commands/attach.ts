@@ -1,9 +1,9 @@
-import { type CliApp, type Command, Exit, loadUserConfigMemo, sectionOf, UsageError, type VenomHome } from "@venom/runtime/cli";
+import { type CliApp, type Command, Exit, UsageError } from "@venom/runtime/cli";
 import { muxMain } from "../adapters.js";
 import { transportArgv } from "../host-argv.js";
-import type { HostConfig } from "../host-config.js";
 import type { JobRecord } from "../jobs.js";
 import { withOrch } from "./client.js";
+import { configuredHost } from "./hosts.js";
 import { jobNames } from "./names.js";
 
 /** `venom-orch attach JOB`: watch (and take over) the job's pane, through venom-mux's own attach. */
@@ -28,7 +28,7 @@ export function attachCommand(app: CliApp): Command {
       const { spawn } = await import("node:child_process");
       // This job's pane only: when it ends, so does the attach, rather than moving on to another pane.
       // A host's job: venom-mux attach here, its connection a new bridge to that host (docs/remote.md, "Attach, cancel, diff").
-      const via = job.host !== null ? ["--via", JSON.stringify(await hostTransport(app, home, job.host))] : [];
+      const via = job.host !== null ? ["--via", JSON.stringify(transportArgv(await configuredHost(app, home, job.host)))] : [];
       const child = spawn(process.execPath, [muxMain(), "attach", "--exit-with-pane", ...via, "-t", job.name], { stdio: "inherit" });
       const code = await new Promise<number>((resolve) => child.once("exit", (c) => resolve(c ?? Exit.failed)));
       // venom-mux attach said why it ended; an exit 0 was a detach or the pane's end, which venom-mux can tell.
@@ -49,14 +49,6 @@ export function attachCommand(app: CliApp): Command {
       return code;
     },
   };
-}
-
-/** The transport's argv of `[hosts.NAME]` in the user's config.toml, read through the memo (no zod at this start). */
-async function hostTransport(app: CliApp, home: VenomHome, name: string): Promise<string[]> {
-  const hosts = sectionOf<Record<string, HostConfig>>(await loadUserConfigMemo(home, app), "hosts");
-  const host = Object.hasOwn(hosts, name) ? hosts[name] : undefined;
-  if (!host) throw new Error(`the job runs on host ${name}, which your config.toml no longer has ([hosts.${name}])`);
-  return transportArgv(host);
 }
 
 const live = (job: JobRecord) => job.state === "running" || job.state === "awaiting-approval";

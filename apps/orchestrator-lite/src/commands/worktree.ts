@@ -1,11 +1,15 @@
 import { isatty } from "node:tty";
-import { type CliApp, type Command, Exit, UsageError } from "@venom/runtime/cli";
+import { terminalLine } from "@venom/proto";
+import { type CliApp, type Command, Exit, UsageError, type VenomHome } from "@venom/runtime/cli";
 import type { JobRecord } from "../jobs.js";
+import { VERSION } from "../version.js";
 import { withOrch } from "./client.js";
+import { configuredHost } from "./hosts.js";
 import { jobNames } from "./names.js";
 
 // `venom-orch diff | merge | clean JOB` (docs/venom-orch.md, "Parallel agents and worktrees"): a worktree job's
-// changes shown, merged into the main worktree's branch, or removed with its branch.
+// changes shown, merged into the main worktree's branch, or removed with its branch. A host's job is diffed there
+// (docs/remote.md).
 
 const complete =
   (app: CliApp) => async (home: Parameters<NonNullable<Command["complete"]>>[0], at: { flag: string } | { argument: number }) =>
@@ -21,7 +25,7 @@ function oneJob(positionals: readonly string[]): string {
 export function diffCommand(app: CliApp): Command {
   return {
     name: "diff",
-    summary: "a worktree job's changes against its base, committed and not (paged on a terminal)",
+    summary: "a worktree or host job's changes against its base, committed and not (paged on a terminal)",
     usage: "diff JOB",
     management: false,
     complete: complete(app),
@@ -30,10 +34,7 @@ export function diffCommand(app: CliApp): Command {
       const jobs = await withOrch(app, home, async (client) => (await client.callTool("agent_jobs", {})).data?.jobs as JobRecord[]);
       const job = (jobs ?? []).find((j) => j.id === target || j.name === target);
       if (!job) throw new Error(`no job "${target}" that you may see`);
-      if (!job.worktree || job.worktree.removed) throw new Error(`${job.name} has no worktree to diff`);
-      // Loaded here: git is not worth every command's start time.
-      const { worktreeDiff } = await import("../worktree.js");
-      const diff = await worktreeDiff(job.worktree);
+      const diff = job.host !== null ? await hostDiff(app, home, job, job.host) : await worktreeDiffOf(job);
       if (!isatty(1)) {
         process.stdout.write(diff);
         return Exit.ok;
@@ -47,6 +48,38 @@ export function diffCommand(app: CliApp): Command {
       return new Promise<number>((resolve) => pager.once("close", () => resolve(Exit.ok)));
     },
   };
+}
+
+async function worktreeDiffOf(job: JobRecord): Promise<string> {
+  if (!job.worktree || job.worktree.removed) throw new Error(`${job.name} has no worktree to diff`);
+  // Loaded here: git is not worth every command's start time.
+  const { worktreeDiff } = await import("../worktree.js");
+  return worktreeDiff(job.worktree);
+}
+
+/**
+ * A host's job: what it changed in that host's workspace since it started, asked of the host's venom-mux through a
+ * new bridge, as `attach` does (docs/remote.md, "Attach, cancel, diff"); the diff goes out as a local one does.
+ */
+async function hostDiff(app: CliApp, home: VenomHome, job: JobRecord, host: string): Promise<string> {
+  const base = job.hostBase;
+  if (base === null)
+    throw new Error(`${job.name} ran on ${host} outside a git repository (${terminalLine(job.cwd, 256)}): nothing to diff`);
+  const { dialHost } = await import("../host-link.js");
+  const link = await dialHost(host, await configuredHost(app, home, host), { client: { name: app.program, version: VERSION } });
+  try {
+    const { diff, cut, untracked } = await link.client.request("repo/diff", { cwd: job.cwd, base });
+    const said = (line: string) => process.stderr.write(`${app.program}: ${line}\n`);
+    if (cut)
+      said(
+        `the diff is longer than one reply carries: its first part is shown (all of it on ${host}: git -C ${terminalLine(job.cwd, 256)} diff ${base})`,
+      );
+    // A new file the agent made is untracked there, so in no diff: named, as `jobs --json` names a worktree's.
+    if (untracked.length > 0) said(`untracked on ${host}, not in the diff: ${untracked.map((name) => terminalLine(name, 256)).join(", ")}`);
+    return diff;
+  } finally {
+    link.close();
+  }
 }
 
 /** `merge JOB` / `clean JOB [--force]`: through the agent_merge and agent_clean tools, asked like any write (--yes approves). */

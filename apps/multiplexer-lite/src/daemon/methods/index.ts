@@ -7,6 +7,7 @@ import { killMethod } from "./kill.js";
 import { listMethod } from "./list.js";
 import { newMethod } from "./new.js";
 import { renameMethod } from "./rename.js";
+import { repoDiffMethod, repoHeadMethod } from "./repo.js";
 import { resizeMethod } from "./resize.js";
 import { sendMethod } from "./send.js";
 import { stdinMethod } from "./stdin.js";
@@ -26,5 +27,7 @@ export function paneMethods(panes: PaneTable): Record<string, AppMethod<MuxConte
     "pane/wait": waitMethod(panes),
     "pane/rename": renameMethod(panes),
     "pane/stdin": stdinMethod(panes),
+    "repo/head": repoHeadMethod(),
+    "repo/diff": repoDiffMethod(),
   };
 }

@@ -1,8 +1,8 @@
 import { execFile, execFileSync } from "node:child_process";
 
-// Git as venom-orch runs it on your behalf (docs/venom-orch.md, "Parallel
-// agents and worktrees"): never a program that a repository's, an
-// agent's or the user's configuration names. Hooks, fsmonitor, pagers, external
+// Git as Venom runs it on your behalf (venom-orch's worktrees, docs/venom-orch.md
+// "Parallel agents and worktrees"; a host job's diff, docs/remote.md): never a
+// program that a repository's, an agent's or the user's configuration names. Hooks, fsmonitor, pagers, external
 // diff, textconv, clean/smudge/process filters, merge drivers, signing,
 // credential helpers and transports are each turned off on the command line,
 // which takes precedence over every configuration file (an includeIf'd one too),
@@ -78,6 +78,11 @@ export function git(cwd: string, args: readonly string[]): Promise<string> {
       else resolve(stdout);
     });
   });
+}
+
+/** The whole diff of `cwd`'s repository against the commit `base`, committed and not (untracked files are not in it). */
+export function diffSince(cwd: string, base: string): Promise<string> {
+  return git(cwd, ["diff", "--no-ext-diff", "--no-textconv", base, "--"]);
 }
 
 /** The same, synchronous: for a quick question (rev-parse) asked while an approval summary is written. Null when it fails. */
