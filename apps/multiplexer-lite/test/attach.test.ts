@@ -2,7 +2,8 @@ import { existsSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { PaneInfo } from "@venom/proto";
-import { cli, MUX_BIN, type StartOptions, type TestDaemon } from "@venom/testkit";
+import { cli, MUX_BIN, type StartOptions, type TestDaemon, tempDir } from "@venom/testkit";
+import { impostorDaemon } from "@venom/testkit/proc";
 import { describe, expect, it } from "vitest";
 import { AltScreenFilter } from "../src/attach/altscreen.js";
 import { cells } from "../src/attach/cells.js";
@@ -509,6 +510,22 @@ describe("venom-mux attach", () => {
     tmux.enter("echo still-here-$((2*2))");
     await tmux.waitFor(ran("still-here-4"));
     expect((await panes(d))[0]).toMatchObject({ clients: 1 });
+  });
+
+  it("a socket another uid listens on never gets a keystroke: attach refuses it before a byte is sent, naming that uid", async () => {
+    const home = tempDir("attach-impostor");
+    const impostor = await impostorDaemon(home, "mux");
+    try {
+      const tmux = Tmux.start({ env: { ...process.env, VENOM_HOME: home } });
+      started.tmux(tmux);
+      await tmux.waitFor(/^outer\$ ?$/m);
+      tmux.enter(`${process.execPath} ${MUX_BIN} attach; echo exit-code-$?`);
+      await tmux.waitFor(/the server on .*mux\.sock runs as uid 65534,\s+not as you[\s\S]*^exit-code-1$/m);
+      await expect.poll(() => impostor.heard(), { timeout: 20_000 }).toContain("CLOSED");
+      expect(impostor.heard()).not.toContain("GOT");
+    } finally {
+      impostor.kill();
+    }
   });
 
   it("detaches with [exited] when its only pane exits", async () => {

@@ -9,7 +9,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { orchSections } from "../src/config.js";
 import { transportArgv } from "../src/host-argv.js";
 import { hostConfig, jobInState, jobs, orchCli, remoteHost } from "./remote-host.js";
-import { type Stack, startStack } from "./stack.js";
+import { ACP_AGENT, type Stack, startStack } from "./stack.js";
 
 afterAll(cleanupAll);
 
@@ -170,6 +170,30 @@ describe("an agent on another host", () => {
     const [job] = jobs(stack);
     expect(job).toMatchObject({ name: "demo-1", host: "devbox", state: "done" });
     expect(orchCli(stack, ["jobs"]).stdout).toMatch(/^\S+ demo-1@devbox done exit=0 cwd=/m);
+    client.close();
+  });
+
+  it("an ACP agent there: its permission requests and its venom-echo's write are asked here, each labelled with the host", async () => {
+    const remote = await remoteHost();
+    const stack = await startStack({
+      config: `[agents.fake]\nexecutable = "${ACP_AGENT}"\nacp = true\n${hostConfig("devbox", remote.command)}`,
+    });
+    const { client, asked } = await stack.person((request) => (request.tool === "acp execute" ? "deny" : "approve"));
+    const result = await client.callTool("agent", {
+      agent: "fake",
+      prompt: "tool execute ls\necho-write acp.txt from-there",
+      host: "devbox",
+    });
+    expect(result.status, result.content).toBe("ok");
+    expect(asked.map((a) => [a.label, a.tool])).toEqual([
+      ["[orch]", "agent"],
+      ["[fake-1@devbox acp]", "acp execute"],
+      ["[echo@devbox via fake-1 depth 1]", "write"],
+    ]);
+    // The denial reached the agent there as ACP's reject; the approved write was made there, not here.
+    expect(result.content).toContain("tool execute: selected reject_once");
+    expect(readFileSync(join(remote.workspace, "acp.txt"), "utf8")).toBe("from-there");
+    expect(existsSync(join(stack.workspace, "acp.txt"))).toBe(false);
     client.close();
   });
 

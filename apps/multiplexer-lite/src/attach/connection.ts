@@ -1,5 +1,5 @@
 import { createConnection } from "node:net";
-import { type CliApp, NotRunning, VenomClient, type VenomHome } from "@venom/runtime/cli";
+import { assertServerIsUs, type CliApp, NotRunning, VenomClient, type VenomHome } from "@venom/runtime/cli";
 
 /**
  * The attached client's own connection to the daemon. It is opened here rather
@@ -24,6 +24,13 @@ export async function connectAttached(
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "ENOENT" || code === "ECONNREFUSED") throw new NotRunning(app.program, path);
+    throw error;
+  }
+  try {
+    // As every client: a socket another uid listens on never gets a byte, so never a keystroke (runtime's client.ts).
+    assertServerIsUs(socket, path);
+  } catch (error) {
+    socket.destroy();
     throw error;
   }
   socket.on("error", () => undefined);
