@@ -3,10 +3,10 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "n
 import { createConnection, createServer } from "node:net";
 import { userInfo } from "node:os";
 import { join } from "node:path";
-import { cleanupAll, MUX_BIN, tempDir } from "@venom/testkit";
+import { cleanupAll, MUX_BIN, ORCH_BIN, tempDir } from "@venom/testkit";
 import { alive } from "@venom/testkit/proc";
 import { afterAll, describe, expect, it } from "vitest";
-import { jobInState, jobs, type RemoteHost, remoteHost } from "./remote-host.js";
+import { jobInState, jobs, orchCli, type RemoteHost, remoteHost } from "./remote-host.js";
 import { startStack } from "./stack.js";
 
 // A real OpenSSH server on 127.0.0.1 stands for the other host (docs/remote.md): its own host key, which the local
@@ -129,14 +129,24 @@ function sshHost(name: string, server: Sshd, remote: RemoteHost, change: { ident
 }
 
 describe("an agent on another host over OpenSSH", () => {
-  it("runs there through ssh: its venom-echo's write is asked here, labelled with the host; kill -9 of venom-orch stops its pane there", async () => {
+  it("runs there through ssh: its venom-echo's write is asked here, labelled with the host; diff and attach reach it; kill -9 of venom-orch stops its pane there", async () => {
     const server = await startSshd();
     const remote = await remoteHost();
+    // The workspace there is a repository whose over-ssh.txt the agent will change.
+    const git = (...args: string[]) => spawnSync("git", args, { cwd: remote.workspace, encoding: "utf8" });
+    git("init", "-q", "-b", "main");
+    writeFileSync(join(remote.workspace, "over-ssh.txt"), "before\n");
+    git("add", "over-ssh.txt");
+    git("-c", "user.email=p@example.com", "-c", "user.name=P", "commit", "-qm", "init");
     const stack = await startStack({ config: sshHost("devbox", server, remote) });
     const { client, asked } = await stack.person();
     const result = await client.callTool("agent", { agent: "demo", prompt: "write over-ssh.txt hello", host: "devbox" });
     expect(result.status, result.content).toBe("ok");
     expect(readFileSync(join(remote.workspace, "over-ssh.txt"), "utf8")).toBe("hello");
+    // Its diff, through a new ssh bridge.
+    const diff = orchCli(stack, ["diff", "demo-1"]);
+    expect(diff.code, diff.stderr).toBe(0);
+    expect(diff.stdout).toMatch(/^-before\n\+hello\n\\ No newline at end of file$/m);
     expect(asked.map((a) => [a.label, a.tool])).toEqual([
       ["[orch]", "agent"],
       ["[echo@devbox via demo-1 depth 1]", "write"],
@@ -149,6 +159,19 @@ describe("an agent on another host over OpenSSH", () => {
     const held = await client.callTool("agent", { agent: "demo", prompt: "hold over-ssh", host: "devbox", background: true });
     const name = (held.data as { name: string }).name;
     const running = await jobInState(stack, name, /^running$/);
+    expect(alive(running.pid as number)).toBe(true);
+    // Its pane, seen here through venom-orch attach (a new ssh bridge) in a terminal; C-b d detaches.
+    const session = `orch-ssh-attach-${process.pid}`;
+    const tmux = (...args: string[]) => spawnSync("tmux", args, { encoding: "utf8" });
+    const env = Object.entries({ VENOM_HOME: stack.home, HOME: stack.userHome }).flatMap(([k, v]) => ["-e", `${k}=${v}`]);
+    tmux("new-session", "-d", "-s", session, "-x", "120", "-y", "30", ...env, process.execPath, ORCH_BIN, "attach", name);
+    try {
+      await expect.poll(() => tmux("capture-pane", "-p", "-t", session).stdout, { timeout: 20_000 }).toMatch(/over-ssh/);
+      tmux("send-keys", "-t", session, "C-b", "d");
+      await expect.poll(() => tmux("has-session", "-t", session).status, { timeout: 20_000 }).not.toBe(0);
+    } finally {
+      tmux("kill-session", "-t", session);
+    }
     expect(alive(running.pid as number)).toBe(true);
     client.close();
     stack.orch.proc.kill("SIGKILL");
