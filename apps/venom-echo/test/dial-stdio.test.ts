@@ -359,7 +359,14 @@ describe("the daemon checks the bridge's process like any peer", () => {
     const reading = dialStdio(daemon);
     reading.hello();
     await reading.answer(1);
-    await flood(reading, async () => false);
+    // Read as fast as answers come: each batch waits for the one before the last to be answered, so however slow a
+    // loaded machine makes the reader, no more than two batches are ever queued.
+    let sent = 0;
+    await flood(reading, async () => {
+      await expect.poll(() => reading.lines.length, { timeout: 30_000 }).toBeGreaterThanOrEqual(1 + Math.max(0, sent - 1) * perBatch);
+      sent++;
+      return false;
+    });
     await expect.poll(() => reading.lines.length, { timeout: 30_000 }).toBe(1 + batches * perBatch);
     expect(await connections()).toBe(2);
     reading.proc.stdin.end();

@@ -1,7 +1,7 @@
 // `node pty-exec/build.mjs` from packages/native (its package.json "build"):
 // compiles venom-pty-exec.c into dist/venom-pty-exec. Without a C compiler no
 // program is left in dist: a venom-mux pane's program then starts under a
-// one-line shell that runs stty (apps/multiplexer-lite/src/daemon/pty-start.ts).
+// one-line shell that runs stty (src/start-gate.ts).
 import { fileURLToPath } from "node:url";
 import { compileC } from "../build-c.mjs";
 

@@ -27,5 +27,6 @@ export { type PeerCredAddon, type PeerCredentials, peerCredAddon, peerCredential
 export { pidfdExited, pidfdOpen, pidfdSendSignal } from "./pidfd.js";
 export { assertSupported, type SupportedArch, UnsupportedPlatformError } from "./platform.js";
 export { closeOnExecAboveStderr, setNotDumpable } from "./process-guard.js";
+export { afterRecord } from "./start-gate.js";
 export { isChildSubreaper, setChildSubreaper } from "./subreaper.js";
 export { ECHILD, type WaitResult, WNOHANG, waitpid } from "./wait.js";

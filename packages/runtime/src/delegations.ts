@@ -66,7 +66,8 @@ export type DelegationOwner = DelegationRecord["owner"];
 // Far above any real record; bounds what a planted file can make us read.
 const MAX_RECORD_BYTES = 256 * 1024;
 
-function recordPath(home: VenomHome, id: string): string {
+/** The file of the record `id`: a process a daemon records starts only once it exists (native's start-gate.ts). */
+export function recordPath(home: VenomHome, id: string): string {
   if (!DelegationIdSchema.safeParse(id).success) throw new TypeError(`delegation id ${JSON.stringify(id)}: letters, digits, _ and - only`);
   return join(home.delegations, `${id}.json`);
 }

@@ -2,6 +2,7 @@ import { spawn } from "node:child_process";
 import { realpathSync, statSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
 import type { Readable } from "node:stream";
+import { afterRecord } from "@venom/native";
 import { CallDeadline, ToolFailure } from "@venom/proto";
 import { spawnedChild } from "./adopted.js";
 import { isWithin } from "./path-within.js";
@@ -52,11 +53,14 @@ export interface RunProcessOptions {
   sandbox?: SandboxProfile | readonly SandboxProfile[];
   /**
    * Called right after spawn (e.g. to write a delegation record) and awaited;
-   * if it throws, the group is killed and the error rethrown. Node cannot
-   * start a child paused, so the child already runs meanwhile; the record is
-   * still written within the same tick as spawn, before any I/O of ours.
+   * if it throws, the group is killed and the error rethrown.
    */
   onSpawn?: (info: SpawnInfo) => void | Promise<void>;
+  /**
+   * The file of the delegation record onSpawn writes: the program starts only once it exists (native's
+   * start-gate.ts), so none of it runs unrecorded. A program that cannot run then exits 127 or 126.
+   */
+  record?: string;
 }
 
 export interface RunProcessResult {
@@ -108,9 +112,11 @@ export function resolveCwd(cwd: string, workspaceRoot: string): string {
 
 export async function runProcess(options: RunProcessOptions): Promise<RunProcessResult> {
   const [program, programArgs] = commandLine(options);
-  const { file, args, env } = options.sandbox
+  const command = options.sandbox
     ? sandboxedCommand(options.sandbox, [program, ...programArgs], options.env)
     : { file: program, args: programArgs, env: options.env };
+  const { env } = command;
+  const { file, args } = options.record ? afterRecord(options.record, command.file, command.args) : command;
   const { timeoutSeconds, maxOutputBytes, signal } = options;
   if (!(timeoutSeconds > 0 && timeoutSeconds <= MAX_TIMEOUT_SECONDS))
     throw new TypeError(`timeoutSeconds must be in (0, ${MAX_TIMEOUT_SECONDS}]`);

@@ -89,6 +89,20 @@ describe("runProcess", () => {
     expect(shell).toMatchObject({ exitCode: 3, output: "login\nto-stderr\n" });
   });
 
+  it("with a record to wait for, starts nothing until it exists; a program that cannot run then exits 127", async () => {
+    const record = join(tempDir, "record.json");
+    const marker = join(workspace, "started");
+    const running = runProcess(options({ argv: ["sh", "-c", `echo started > ${marker}`], record }));
+    // Long past a start's few milliseconds: it still waits.
+    await new Promise((r) => setTimeout(r, 700));
+    expect(existsSync(marker)).toBe(false);
+    writeFileSync(record, "{}\n");
+    expect(await running).toMatchObject({ exitCode: 0 });
+    expect(readFileSync(marker, "utf8")).toBe("started\n");
+    const missing = await runProcess(options({ argv: [join(tempDir, "no-such-program")], record }));
+    expect(missing).toMatchObject({ exitCode: 127, output: expect.stringMatching(/no-such-program: not found/) });
+  });
+
   it("needs exactly one of argv and command", async () => {
     await expect(runProcess(options({}))).rejects.toThrow(TypeError);
     await expect(runProcess(options({ argv: ["true"], command: "true" }))).rejects.toThrow(TypeError);

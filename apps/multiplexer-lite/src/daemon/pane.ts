@@ -1,5 +1,5 @@
 import { constants } from "node:os";
-import { closeOnExecAboveStderr } from "@venom/native";
+import { afterRecord, closeOnExecAboveStderr } from "@venom/native";
 import { ErrorCode, type PaneInfo, ProtocolError } from "@venom/proto";
 import type { SandboxedCommand } from "@venom/runtime";
 import * as pty from "node-pty";
@@ -8,7 +8,6 @@ import type { CaptureOptions } from "./capture.js";
 import { foreground } from "./foreground.js";
 import { OutputFilter } from "./output-filter.js";
 import { PipeProcess } from "./pipe-process.js";
-import { ptyStart } from "./pty-start.js";
 import { keepTailAtExit } from "./pty-tail.js";
 import { ScreenModel } from "./screen-model.js";
 
@@ -42,6 +41,8 @@ export interface PaneSpec {
   allowClipboard: boolean;
   /** What to spawn instead of argv when the pane is confined (the sandbox launcher); argv stays what the pane reports. */
   launch?: SandboxedCommand;
+  /** The pane's delegation record's file: its program starts once the file exists (native's start-gate.ts). */
+  record: string;
   /** "pipe": stdio pipes instead of a pty (an ACP agent); the screen shows its stderr. */
   mode: "pty" | "pipe";
 }
@@ -156,9 +157,9 @@ export class Pane {
     );
     // What runs: the program, or the sandbox launcher that confines it and execs it.
     const { file, args, env } = spec.launch ?? { file: spec.argv[0] as string, args: spec.argv.slice(1), env: spec.env };
-    this.pipe = spec.mode === "pipe" ? new PipeProcess(file, args, { cwd: spec.cwd, env }) : null;
-    // A pty's program starts with tmux's terminal settings (pty-start.ts).
-    const start = ptyStart(file, args);
+    // It starts once its record is written, and on a pty with tmux's terminal settings.
+    const start = afterRecord(spec.record, file, args);
+    this.pipe = spec.mode === "pipe" ? new PipeProcess(start.file, start.args, { cwd: spec.cwd, env }) : null;
     this.process =
       this.pipe ??
       pty.spawn(start.file, start.args, {

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import { defineTool, ErrorCode, fitEncoded, ProtocolError, type RunDataSchema, RunInputSchema } from "@venom/proto";
-import { outputBound, removeRecord, resolveCwd, runProcess, sandboxFor, toolEnv, writeRecord } from "@venom/runtime";
+import { outputBound, recordPath, removeRecord, resolveCwd, runProcess, sandboxFor, toolEnv, writeRecord } from "@venom/runtime";
 import type { z } from "zod";
 import type { EchoContext } from "../context.js";
 
@@ -70,6 +70,7 @@ export const runTool = defineTool<RunInput, EchoContext>({
         timeoutSeconds: call.timeoutSeconds,
         maxOutputBytes: outputBound(session.config),
         signal: call.signal,
+        record: recordPath(home, id),
         onSpawn: (spawned) =>
           writeRecord(home, {
             id,
