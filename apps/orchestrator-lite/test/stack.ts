@@ -1,9 +1,11 @@
+import { spawnSync } from "node:child_process";
 import { mkdirSync, readdirSync, readFileSync, statSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { ApprovalRequest } from "@venom/proto";
 import { type ClientOptions, VenomClient } from "@venom/runtime";
-import { startEcho, startMux, startOrch, type TestDaemon, tempDir } from "@venom/testkit";
+import { ORCH_BIN, startEcho, startMux, startOrch, type TestDaemon, tempDir } from "@venom/testkit";
+import { expect } from "vitest";
 
 /** The shipped demo agent: records its argv, cwd and environment, then acts on its prompt. */
 export const DEMO_AGENT = fileURLToPath(new URL("../agents/demo-agent.mjs", import.meta.url));
@@ -98,4 +100,22 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       return { client, asked };
     },
   };
+}
+
+/**
+ * `venom-orch attach JOB` as a person runs it, in a real terminal (a tmux session of its own): the job's pane shows
+ * `shows`, then C-b d detaches and attach ends.
+ */
+export async function attachSeesThenDetaches(stack: Stack, job: string, shows: RegExp): Promise<void> {
+  const session = `orch-attach-${process.pid}-${job}`;
+  const tmux = (...args: string[]) => spawnSync("tmux", args, { encoding: "utf8" });
+  const env = Object.entries({ VENOM_HOME: stack.home, HOME: stack.userHome }).flatMap(([k, v]) => ["-e", `${k}=${v}`]);
+  tmux("new-session", "-d", "-s", session, "-x", "120", "-y", "30", ...env, process.execPath, ORCH_BIN, "attach", job);
+  try {
+    await expect.poll(() => tmux("capture-pane", "-p", "-t", session).stdout, { timeout: 20_000 }).toMatch(shows);
+    tmux("send-keys", "-t", session, "C-b", "d");
+    await expect.poll(() => tmux("has-session", "-t", session).status, { timeout: 20_000 }).not.toBe(0);
+  } finally {
+    tmux("kill-session", "-t", session);
+  }
 }

@@ -1,5 +1,5 @@
 import { isatty } from "node:tty";
-import { terminalLine } from "@venom/proto";
+import { terminalLine, terminalSafe } from "@venom/proto";
 import { type CliApp, type Command, Exit, UsageError, type VenomHome } from "@venom/runtime/cli";
 import type { JobRecord } from "../jobs.js";
 import { VERSION } from "../version.js";
@@ -35,16 +35,19 @@ export function diffCommand(app: CliApp): Command {
       const job = (jobs ?? []).find((j) => j.id === target || j.name === target);
       if (!job) throw new Error(`no job "${target}" that you may see`);
       const diff = job.host !== null ? await hostDiff(app, home, job, job.host) : await worktreeDiffOf(job);
+      // Into a pipe as it is (`| git apply` takes it whole); onto a terminal with what the repository's text could do
+      // there (conceal a line, set a title) escaped: an agent or a host wrote it, and you review it to merge it.
       if (!isatty(1)) {
         process.stdout.write(diff);
         return Exit.ok;
       }
+      const shown = terminalSafe(diff);
       const { spawn } = await import("node:child_process");
-      // Our pager, never one a configuration names: less shows the diff's colours and quits when it fits.
-      const pager = spawn("less", ["-FRX"], { stdio: ["pipe", "inherit", "inherit"] });
-      pager.on("error", () => io.out(diff));
+      // Our pager, never one a configuration names: less quits when it fits.
+      const pager = spawn("less", ["-FX"], { stdio: ["pipe", "inherit", "inherit"] });
+      pager.on("error", () => io.out(shown));
       pager.stdin.on("error", () => undefined);
-      pager.stdin.end(diff);
+      pager.stdin.end(shown);
       return new Promise<number>((resolve) => pager.once("close", () => resolve(Exit.ok)));
     },
   };
