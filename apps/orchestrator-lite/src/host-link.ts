@@ -9,9 +9,12 @@ import { passedEnv } from "./notify.js";
 // OpenSSH's `ssh` or the argv the user gave; its stdin and stdout carry venom/1 to that host's venom-mux. Nothing
 // listens anywhere: the transport is the user's own, with its own authentication and host keys.
 
-/** How the host is reached, for the person approving a launch there: ssh's destination and port, or the command. */
+/**
+ * How the host is reached, for the person approving a launch there: ssh's destination and port, or the command, its
+ * middle cut past 160 characters so that a launch's whole summary (the dispatcher keeps 512) still shows this line.
+ */
 export function transportShown(host: HostConfig): string {
-  if (host.command) return cutMiddle(terminalSafe(host.command.join(" "), { singleLine: true }), 300);
+  if (host.command) return terminalLine(host.command.join(" "), 160);
   return `ssh ${terminalLine(host.ssh as string, 255)}${host.port !== undefined ? ` port ${host.port}` : ""}`;
 }
 

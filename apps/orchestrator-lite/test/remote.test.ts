@@ -120,6 +120,21 @@ describe("hosts in the configuration", () => {
     client.close();
   });
 
+  it("a launch's approval names the host and how it is reached whole, however long the transport's command", async () => {
+    const long = ["env", `PADDING=${"x".repeat(400)}`, "venom-mux", "dial-stdio", "--start"];
+    const stack = await startStack({ config: hostConfig("devbox", long) });
+    const { client, asked } = await stack.person(() => "deny");
+    const result = await client.callTool("agent", { agent: "demo", prompt: "say hi", host: "devbox" });
+    expect(result.status).toBe("denied");
+    const [summary] = asked.map((a) => a.summary);
+    expect(summary).toMatch(/^launch demo on host devbox in its venom-mux's workspace\n/);
+    // The command is cut in its own middle, so the summary is not cut in the middle of this line.
+    expect(summary).toMatch(
+      /\nhost devbox is reached through env PADDING=x+ …\[\d+ characters cut\]… x+ venom-mux dial-stdio --start; its questions come labelled @devbox$/,
+    );
+    client.close();
+  });
+
   it("a delegate may not run an agent on another host: refused -32003 before anything starts", async () => {
     const remote = await remoteHost();
     const stack = await startStack({ config: hostConfig("devbox", remote.command) });
