@@ -14,19 +14,24 @@ const RUNTIME = fileURLToPath(new URL("../../../packages/runtime/dist/index.js",
  * lists for it to `out`.
  */
 const PROBE = `
-import { writeFileSync } from "node:fs";
+import { renameSync, writeFileSync } from "node:fs";
 import { VenomClient } from ${JSON.stringify(RUNTIME)};
 const [mode, mux, orch, out] = process.argv.slice(2);
+// Whole or not there: the test reads it as soon as it exists.
+const put = (value) => {
+  writeFileSync(out + ".tmp", JSON.stringify(value));
+  renameSync(out + ".tmp", out);
+};
 const open = (socket) => VenomClient.connect(socket, { client: { name: "probe", version: "0" } });
 const o = await open(orch);
 if (mode === "launch") {
   const started = await o.callTool("agent", { agent: "demo", prompt: "sleep 60", background: true });
-  writeFileSync(out, JSON.stringify(started.data ?? started.content));
+  put(started.data ?? started.content);
 } else {
   const m = await open(mux);
   const panes = (await m.rpc.request("pane/list", {})).panes.map((p) => p.name).sort();
   const jobs = (await o.callTool("agent_jobs", {})).data.jobs.map((j) => j.name).sort();
-  writeFileSync(out, JSON.stringify({ panes, jobs }));
+  put({ panes, jobs });
   m.close();
 }
 o.close();
