@@ -278,6 +278,18 @@ describe("diff of a host's job", () => {
   /** git as a person runs it there, with the repository's own configuration. */
   const plainGit = (cwd: string, ...args: string[]) =>
     spawnSync("git", args, { cwd, encoding: "utf8", env: { ...process.env, GIT_CONFIG_NOSYSTEM: "1" } });
+  /** The host's workspace as a repository with one commit: a.txt holding "one". */
+  const committedRepo = (workspace: string) => {
+    for (const args of [
+      ["init", "-q", "-b", "main"],
+      ["config", "user.email", "p@example.com"],
+      ["config", "user.name", "P"],
+    ])
+      plainGit(workspace, ...args);
+    writeFileSync(join(workspace, "a.txt"), "one\n");
+    plainGit(workspace, "add", "a.txt");
+    plainGit(workspace, "commit", "-qm", "init");
+  };
 
   it("shows what it changed there since it started, through a new bridge, names new files; the repository's diff program never runs", async () => {
     const remote = await remoteHost();
@@ -285,15 +297,7 @@ describe("diff of a host's job", () => {
     const marker = join(remote.home, "diff-program-ran");
     const program = join(remote.home, "diff-program");
     writeFileSync(program, `#!/bin/sh\necho ran >> '${marker}'\n`, { mode: 0o755 });
-    for (const args of [
-      ["init", "-q", "-b", "main"],
-      ["config", "user.email", "p@example.com"],
-      ["config", "user.name", "P"],
-    ])
-      plainGit(remote.workspace, ...args);
-    writeFileSync(join(remote.workspace, "a.txt"), "one\n");
-    plainGit(remote.workspace, "add", "a.txt");
-    plainGit(remote.workspace, "commit", "-qm", "init");
+    committedRepo(remote.workspace);
     plainGit(remote.workspace, "config", "diff.external", program);
     const stack = await startStack({ config: hostConfig("devbox", remote.command) });
     const run = orchCli(stack, ["run", "--host", "devbox", "demo", "put a.txt two", "--yes"]);
@@ -313,15 +317,7 @@ describe("diff of a host's job", () => {
 
   it("on a terminal the diff's control characters are shown escaped: a line the host hid with SGR conceal is seen", async () => {
     const remote = await remoteHost();
-    for (const args of [
-      ["init", "-q", "-b", "main"],
-      ["config", "user.email", "p@example.com"],
-      ["config", "user.name", "P"],
-    ])
-      plainGit(remote.workspace, ...args);
-    writeFileSync(join(remote.workspace, "a.txt"), "one\n");
-    plainGit(remote.workspace, "add", "a.txt");
-    plainGit(remote.workspace, "commit", "-qm", "init");
+    committedRepo(remote.workspace);
     const stack = await startStack({ config: hostConfig("devbox", remote.command) });
     expect(orchCli(stack, ["run", "--host", "devbox", "demo", "put b.txt x", "--yes"]).code).toBe(0);
     // The change the person reviews carries a line a terminal would not show, and a title it would set.
