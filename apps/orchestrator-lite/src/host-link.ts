@@ -1,5 +1,5 @@
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
-import { cutMiddle, terminalLine, terminalSafe } from "@venom/proto";
+import { terminalLine } from "@venom/proto";
 import { type ClientOptions, VenomClient } from "@venom/runtime";
 import { transportArgv } from "./host-argv.js";
 import type { HostConfig } from "./host-config.js";
@@ -36,12 +36,12 @@ export interface HostLink {
 }
 
 /** The host is not reachable, or its bridge ended: what its transport said, escaped. */
-export class HostUnreachable extends Error {
+class HostUnreachable extends Error {
   override readonly name = "HostUnreachable";
 }
 
 /** The host answered, and is not one this venom-orch works with. */
-export class HostRefused extends Error {
+class HostRefused extends Error {
   override readonly name = "HostRefused";
 }
 
@@ -139,7 +139,7 @@ function refuseOlder(name: string, remote: { name: string; version: string }, lo
 }
 
 /** Release versions compared number by number (1.10.0 after 1.9.2); a part that is no number counts as 0. */
-export function compareVersions(a: string, b: string): number {
+function compareVersions(a: string, b: string): number {
   const parts = (v: string) => v.split(/[.+-]/, 3).map((p) => (/^\d+$/.test(p) ? Number(p) : 0));
   const [x, y] = [parts(a), parts(b)];
   for (let i = 0; i < 3; i++) {
